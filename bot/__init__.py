@@ -1,0 +1,1 @@
+"""Durak for Telegram groups: handlers, rendering, storage and timers."""
