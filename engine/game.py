@@ -1,0 +1,995 @@
+"""The game: state, the actions legal now, and applying them.
+
+``Game`` is pure and synchronous. It mutates in place on :meth:`Game.apply`, but only after
+every check has passed: an illegal action raises :class:`IllegalAction` and leaves the
+state exactly as it was. :meth:`legal_actions` and :meth:`apply` share the same checks, so a
+keyboard built from the first never offers what the second refuses.
+
+Seats are numbered 0..n-1 clockwise; "to the left" is the next seat number.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from .actions import (
+    Action,
+    Beaten,
+    Cover,
+    Covered,
+    Drew,
+    Event,
+    GameOver,
+    Lead,
+    Led,
+    Pass,
+    Passed,
+    PickedUp,
+    PlayerOut,
+    ShowTrump,
+    Take,
+    Taking,
+    Throw,
+    Thrown,
+    TimedOut,
+    Timeout,
+    Transfer,
+    Transferred,
+    TrumpShown,
+)
+from .cards import Card, Suit, deck
+from .errors import IllegalAction
+from .result import Result
+from .rules import Rules
+
+if TYPE_CHECKING:
+    from .views import PublicView, SeatView
+
+__all__ = ["BOUT", "LEAD", "OVER", "Game"]
+
+LEAD = 0  # the principal attacker must open the bout
+BOUT = 1  # cards are on the table
+OVER = 2  # the game has ended
+
+SIX = 6
+
+_BEATS_CACHE: dict[tuple[int, int | None], dict[int, frozenset[int]]] = {}
+
+
+def _beats_table(deck_size: int, trump: int | None) -> dict[int, frozenset[int]]:
+    """For every card, the set of cards that beat it (RULES.md §1)."""
+    key = (deck_size, trump)
+    table = _BEATS_CACHE.get(key)
+    if table is None:
+        cards = deck(deck_size)
+        table = {}
+        for a in cards:
+            sa = a & 3
+            table[a] = frozenset(
+                c for c in cards if ((c & 3) == sa and c > a) or ((c & 3) == trump and sa != trump)
+            )
+        _BEATS_CACHE[key] = table
+    return table
+
+
+class Game:
+    """One game of durak. Build with :meth:`new` (seeded deal) or :meth:`deal` (a position)."""
+
+    __slots__ = (
+        "_beats",
+        "_emptied",
+        "_fbl",
+        "_last_bout",
+        "_ranks",
+        "_team",
+        "_throwers",
+        "att",
+        "attacker",
+        "bouts",
+        "cov",
+        "dealer",
+        "def_start",
+        "defender",
+        "discard",
+        "finish",
+        "first_attacker",
+        "first_game",
+        "hands",
+        "moves",
+        "n",
+        "out",
+        "passed",
+        "phase",
+        "result",
+        "rules",
+        "seed",
+        "shown",
+        "stock",
+        "taking",
+        "trump",
+        "turnup",
+    )
+
+    rules: Rules
+    n: int
+    seed: int | None
+    hands: list[list[Card]]
+    stock: list[Card]
+    trump: int | None
+    turnup: Card | None
+    discard: list[Card]
+    att: list[Card]
+    cov: list[Card | None]
+    attacker: int
+    defender: int
+    phase: int
+    taking: bool
+    passed: set[int]
+    def_start: int
+    out: list[bool]
+    finish: list[int]
+    shown: set[Card]
+    first_game: bool
+    bouts: int
+    moves: int
+    result: Result | None
+    first_attacker: int
+    dealer: int
+    _team: tuple[int, ...]
+    _beats: dict[int, frozenset[int]]
+    _ranks: int
+    _throwers: tuple[int, ...]
+    _emptied: list[int]
+    _fbl: int | None
+    _last_bout: tuple[int, tuple[Card, ...]] | None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        rules: Rules,
+        players: int,
+        seed: int | None = None,
+        previous: Result | None = None,
+    ) -> Game:
+        """Shuffle from ``seed`` and deal. ``previous`` is the last game of the series, if any.
+
+        Cards are dealt one at a time clockwise, starting left of the dealer (the last durak;
+        after a draw the dealer stays; seat n-1 in a series' first game). The next card is
+        turned up and goes under the stock. When the deck is dealt out (6 × 6 of 36), the
+        last card dealt, the dealer's, is shown and sets trump.
+        """
+        rules.check_players(players)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        cards = deck(rules.deck_size)
+        random.Random(seed).shuffle(cards)
+        dealer = players - 1
+        if previous is not None and len(previous.points) == players:
+            dealer = previous.durak if previous.durak is not None else previous.dealer
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        dealt = players * rules.hand_size
+        for i in range(dealt):
+            hands[(dealer + 1 + i) % players].append(cards[i])
+        rest = cards[dealt:]
+        if rest:
+            turnup = rest[0]
+            stock = [*rest[1:], turnup]
+        else:
+            turnup = cards[dealt - 1]
+            stock = []
+        return cls._setup(
+            rules,
+            hands,
+            stock,
+            [],
+            turnup,
+            first_attacker=None,
+            seed=seed,
+            previous=previous,
+            dealer=dealer,
+            first_game=previous is None,
+            bouts=0,
+        )
+
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        hands: Sequence[Sequence[Card | str]],
+        stock: Sequence[Card | str] = (),
+        first_attacker: int | None = None,
+        *,
+        trump: Card | Suit | str | None = None,
+        first_game: bool = True,
+        bouts: int = 0,
+        previous: Result | None = None,
+    ) -> Game:
+        """A pinned position for tests and replays.
+
+        ``stock[0]`` is drawn first and ``stock[-1]`` is the turn-up that sets trump. With an
+        empty stock, ``trump`` names the trump (a shown card or a suit). Cards of the deck
+        given to nobody lie in the discard. ``bouts`` counts bouts already played, and
+        ``first_game`` says whether this is a series' first game (both matter to the
+        no-transfer-in-the-first-bout rule).
+        """
+        rules.check_players(len(hands))
+        parsed_hands = [[_card(c) for c in h] for h in hands]
+        parsed_stock = [_card(c) for c in stock]
+        seen: set[Card] = set()
+        full = set(deck(rules.deck_size))
+        for c in (c for h in parsed_hands for c in h):
+            _claim(c, seen, full)
+        for c in parsed_stock:
+            _claim(c, seen, full)
+        discard = [c for c in deck(rules.deck_size) if c not in seen]
+        turnup: Card | None
+        if parsed_stock:
+            if trump is not None:
+                raise ValueError(
+                    "trump is set by the turn-up (stock[-1]) when the stock is not empty"
+                )
+            turnup = parsed_stock[-1]
+        elif trump is None:
+            raise ValueError("with an empty stock, say which card or suit is trump")
+        else:
+            turnup = trump if isinstance(trump, Card) else None
+            if isinstance(trump, str):
+                try:
+                    turnup = Card.parse(trump)
+                except ValueError:
+                    trump = Suit.parse(trump)
+            if turnup is None:
+                assert isinstance(trump, Suit)
+                return cls._setup(
+                    rules,
+                    parsed_hands,
+                    parsed_stock,
+                    discard,
+                    None,
+                    first_attacker=first_attacker,
+                    seed=None,
+                    previous=previous,
+                    dealer=len(hands) - 1,
+                    first_game=first_game,
+                    bouts=bouts,
+                    trump_suit=int(trump),
+                )
+        return cls._setup(
+            rules,
+            parsed_hands,
+            parsed_stock,
+            discard,
+            turnup,
+            first_attacker=first_attacker,
+            seed=None,
+            previous=previous,
+            dealer=len(hands) - 1,
+            first_game=first_game,
+            bouts=bouts,
+        )
+
+    @classmethod
+    def _setup(
+        cls,
+        rules: Rules,
+        hands: list[list[Card]],
+        stock: list[Card],
+        discard: list[Card],
+        turnup: Card | None,
+        *,
+        first_attacker: int | None,
+        seed: int | None,
+        previous: Result | None,
+        dealer: int,
+        first_game: bool,
+        bouts: int,
+        trump_suit: int | None = None,
+    ) -> Game:
+        g = cls.__new__(cls)
+        n = len(hands)
+        g.rules = rules
+        g.n = n
+        g.seed = seed
+        g.hands = hands
+        g.stock = stock
+        g.discard = discard
+        g.turnup = turnup
+        g.trump = (turnup & 3) if turnup is not None else trump_suit
+        g.att = []
+        g.cov = []
+        g.taking = False
+        g.passed = set()
+        g.out = [False] * n
+        g.finish = []
+        g.shown = set()
+        g.first_game = first_game
+        g.bouts = bouts
+        g.moves = 0
+        g.result = None
+        g.dealer = dealer
+        g._fbl = rules.first_bout_limit
+        teams = rules.team_count(n)
+        g._team = tuple(s % teams for s in range(n))
+        g._beats = _beats_table(rules.deck_size, g.trump)
+        g._ranks = 0
+        g._emptied = [-1] * n
+        g._last_bout = None
+        if first_attacker is None:
+            first_attacker = g._choose_first_attacker(previous)
+        elif not 0 <= first_attacker < n:
+            raise ValueError(f"first_attacker must be a seat 0..{n - 1}")
+        g.first_attacker = first_attacker
+        g.attacker = first_attacker
+        g.defender = first_attacker
+        g.phase = LEAD
+        g.def_start = 0
+        g._throwers = ()
+        # A hand dealt empty (only in a pinned position) is out at once if the stock is empty.
+        g._outs([])
+        if g.result is None:
+            if g.out[first_attacker]:
+                first_attacker = g._next_active(first_attacker)
+            g._start_bout(first_attacker)
+        return g
+
+    def _choose_first_attacker(self, previous: Result | None) -> int:
+        rule = self.rules.next_first_attacker
+        n = self.n
+        if previous is not None and len(previous.points) == n and rule != "lowest_trump":
+            if previous.draw or previous.durak is None:
+                return previous.first_attacker
+            if rule == "left_of_loser":
+                return (previous.durak + 1) % n
+            if rule == "right_of_loser":
+                return (previous.durak - 1) % n
+            if previous.finish_order:
+                return previous.finish_order[0]
+            return previous.first_attacker
+        return self._lowest_trump_holder()
+
+    def _lowest_trump_holder(self) -> int:
+        """The holder of the lowest trump; with no trump in any hand, of the lowest card."""
+        trump = self.trump
+        best: tuple[int, int, int] | None = None
+        for seat, hand in enumerate(self.hands):
+            for c in hand:
+                key = (0 if (c & 3) == trump else 1, c >> 2, c & 3)
+                if best is None or key < best:
+                    best = (key[0], key[1], key[2])
+                    holder = seat
+        if best is None:
+            return 0
+        return holder
+
+    def copy(self) -> Game:
+        """An independent copy (cheap: lists are copied, cards are shared)."""
+        g = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(g, name, getattr(self, name))
+        g.hands = [list(h) for h in self.hands]
+        g.stock = list(self.stock)
+        g.discard = list(self.discard)
+        g.att = list(self.att)
+        g.cov = list(self.cov)
+        g.passed = set(self.passed)
+        g.out = list(self.out)
+        g.finish = list(self.finish)
+        g.shown = set(self.shown)
+        g._emptied = list(self._emptied)
+        return g
+
+    # ------------------------------------------------------------------ saving and views
+
+    def to_json(self) -> str:
+        """The game as JSON with a format version; :meth:`from_json` reads it back exactly."""
+        from .state import game_to_json
+
+        return game_to_json(self)
+
+    @staticmethod
+    def from_json(text: str | bytes) -> Game:
+        """Load a game saved by :meth:`to_json`; raises ``InvalidState`` if it is not sound."""
+        from .state import game_from_json
+
+        return game_from_json(text)
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may see: his hand, every count, the table, trump, stock, discard."""
+        from .views import seat_view
+
+        return seat_view(self, seat)
+
+    def public_view(self) -> PublicView:
+        """What the group may see: never a card of anyone's hand."""
+        from .views import public_view
+
+        return public_view(self)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def players(self) -> int:
+        """Number of seats."""
+        return self.n
+
+    @property
+    def trump_suit(self) -> Suit | None:
+        """The trump suit."""
+        return Suit(self.trump) if self.trump is not None else None
+
+    def team_of(self, seat: int) -> int:
+        """The team index of a seat (each seat is its own team without teams)."""
+        return self._team[seat]
+
+    def _cap(self) -> int:
+        """How many attack cards this bout may hold in all (RULES.md §3.4)."""
+        d = self.def_start
+        rules = self.rules
+        if rules.limit_lifts_when_stock_empty and not self.stock:
+            return d
+        cap = rules.bout_limit if rules.bout_limit < d else d
+        fbl = self._fbl
+        if fbl is not None and fbl < cap and not self.discard and not self.taking:
+            cap = fbl
+        return cap
+
+    def _lead_cap(self, defender: int) -> int:
+        """The limit on the number of attack cards against ``defender``, at a bout's start."""
+        d = len(self.hands[defender])
+        rules = self.rules
+        if rules.limit_lifts_when_stock_empty and not self.stock:
+            return d
+        cap = rules.bout_limit if rules.bout_limit < d else d
+        fbl = self._fbl
+        if fbl is not None and fbl < cap and not self.discard:
+            cap = fbl
+        return cap
+
+    def _can_throw(self, seat: int) -> bool:
+        """Whether ``seat`` holds a card he could throw in now (ignoring turn order)."""
+        if len(self.att) >= self._cap():
+            return False
+        ranks = self._ranks
+        return any((ranks >> (c >> 2)) & 1 for c in self.hands[seat])
+
+    def _pending_throwers(self) -> list[int]:
+        """Throwers who have not passed and hold a legal throw-in, in clockwise order."""
+        if not self.rules.throw_ins or len(self.att) >= self._cap():
+            return []
+        ranks = self._ranks
+        passed = self.passed
+        found = []
+        for s in self._throwers:
+            if s in passed:
+                continue
+            for c in self.hands[s]:
+                if (ranks >> (c >> 2)) & 1:
+                    found.append(s)
+                    break
+        return found
+
+    def _current_throwers(self) -> list[int]:
+        """Throwers who may act now: all pending ones, or the first in turn (clockwise)."""
+        pending = self._pending_throwers()
+        if pending and self.rules.throw_in_order == "clockwise":
+            return pending[:1]
+        return pending
+
+    def uncovered(self) -> list[Card]:
+        """Attack cards on the table not yet covered."""
+        return [a for a, c in zip(self.att, self.cov, strict=True) if c is None]
+
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that may act now."""
+        if self.phase == LEAD:
+            return (self.attacker,)
+        if self.phase == OVER:
+            return ()
+        seats = self._current_throwers()
+        if not self.taking and None in self.cov:
+            seats.append(self.defender)
+        return tuple(sorted(seats))
+
+    def waiting_on(self) -> tuple[int, ...]:
+        """Seats the game waits on (their turn clock runs): the attacker to lead, the
+        defender to cover or take. Throwers are never waited on; their window runs instead."""
+        if self.phase == LEAD:
+            return (self.attacker,)
+        if self.phase == BOUT and not self.taking and None in self.cov:
+            return (self.defender,)
+        return ()
+
+    def throwers(self) -> tuple[int, ...]:
+        """Seats that may throw in or pass now (the ones the throw-in window applies to)."""
+        if self.phase != BOUT:
+            return ()
+        return tuple(self._current_throwers())
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now; one card per throw-in. Never lists Timeout."""
+        if self.phase == OVER or not 0 <= seat < self.n:
+            return []
+        hand = self.hands[seat]
+        if self.phase == LEAD:
+            if seat != self.attacker:
+                return []
+            return self._lead_actions(seat, hand)
+        acts: list[Action] = []
+        if seat == self.defender:
+            if self.taking or None not in self.cov:
+                return acts
+            beats = self._beats
+            for a, cv in zip(self.att, self.cov, strict=True):
+                if cv is None:
+                    beaten_by = beats[a]
+                    for c in hand:
+                        if c in beaten_by:
+                            acts.append(Cover(seat, a, c))
+            if self._transfer_target(seat) is not None:
+                rank = self.att[0] >> 2
+                trump = self.trump
+                for c in hand:
+                    if c >> 2 == rank:
+                        acts.append(Transfer(seat, c))
+                        if (
+                            self.rules.proezdnoy
+                            and (c & 3) == trump
+                            and c not in self.shown
+                            and self._transfer_target(seat, show=True) is not None
+                        ):
+                            acts.append(ShowTrump(seat, c))
+            acts.append(Take(seat))
+            return acts
+        if seat in self._current_throwers():
+            ranks = self._ranks
+            for c in hand:
+                if (ranks >> (c >> 2)) & 1:
+                    acts.append(Throw(seat, c))
+            acts.append(Pass(seat))
+        return acts
+
+    def _lead_actions(self, seat: int, hand: list[Card]) -> list[Action]:
+        cap = self._lead_cap(self.defender)
+        if not self.rules.multi_card_lead or cap == 1:
+            return [Lead(seat, (c,)) for c in sorted(hand)]
+        by_rank: dict[int, list[Card]] = {}
+        for c in sorted(hand):
+            by_rank.setdefault(c >> 2, []).append(c)
+        acts: list[Action] = []
+        for cards in by_rank.values():
+            for k in range(1, min(cap, len(cards)) + 1):
+                for combo in combinations(cards, k):
+                    acts.append(Lead(seat, combo))
+        return acts
+
+    def _transfer_target(self, seat: int, show: bool = False) -> int | None:
+        """The seat a transfer by ``seat`` would pass the attack to, or None if none is legal."""
+        if self._transfer_refusal(seat, show) is not None:
+            return None
+        return self._next_active(seat, opponent_of=seat)
+
+    def _transfer_refusal(self, seat: int, show: bool) -> str | None:
+        """Why ``seat`` may not transfer now (a reason code), or None if he may."""
+        rules = self.rules
+        if not rules.transfers or self.taking or seat != self.defender:
+            return "transfer_not_allowed"
+        if any(c is not None for c in self.cov):
+            return "transfer_not_allowed"
+        if rules.no_transfer_first_bout and self.first_game and self.bouts == 0:
+            return "transfer_not_allowed"
+        trump = self.trump
+        if rules.no_transfer_with_trump_on_table and any((a & 3) == trump for a in self.att):
+            return "transfer_not_allowed"
+        target = self._next_active(seat, opponent_of=seat)
+        if target == seat:
+            return "transfer_not_allowed"
+        count = len(self.att) + (0 if show else 1)
+        if count > self._lead_cap(target):
+            return "transfer_limit"
+        return None
+
+    def _next_active(self, seat: int, opponent_of: int | None = None) -> int:
+        """The next active seat to the left of ``seat`` (an opponent of ``opponent_of``)."""
+        n = self.n
+        out = self.out
+        team = self._team
+        for k in range(1, n + 1):
+            s = (seat + k) % n
+            if not out[s] and (opponent_of is None or team[s] != team[opponent_of]):
+                return s
+        return seat
+
+    # ------------------------------------------------------------------ applying
+
+    def apply(self, action: Action) -> list[Event]:
+        """Apply ``action``; return the events it caused. Illegal: raise, change nothing."""
+        if self.phase == OVER:
+            raise IllegalAction("game_over", "the game is over")
+        seat = action[0]
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            raise IllegalAction("no_such_seat", f"no seat {seat!r} at this table")
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
+            raise IllegalAction("unknown_action", f"not an action: {action!r}")
+        for field in action[1:]:
+            if type(field) is not Card and not (
+                type(field) is tuple and all(type(c) is Card for c in field)
+            ):
+                raise IllegalAction("unknown_action", f"malformed action: {action!r}")
+        events: list[Event] = []
+        handler(self, action, events)
+        self.moves += 1
+        return events
+
+    def _apply_lead(self, action: Lead, events: list[Event]) -> None:
+        seat, cards = action
+        if self.phase != LEAD or seat != self.attacker:
+            raise IllegalAction("not_your_turn", "only the attacker leads, before the bout")
+        if not cards:
+            raise IllegalAction("empty_lead", "a lead needs at least one card")
+        hand = self.hands[seat]
+        self._check_own(hand, cards)
+        rank = cards[0] >> 2
+        if any(c >> 2 != rank for c in cards):
+            raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
+        if len(cards) > 1 and not self.rules.multi_card_lead:
+            raise IllegalAction("limit_reached", "these rules allow leading one card only")
+        if len(cards) > self._lead_cap(self.defender):
+            raise IllegalAction("limit_reached", "more cards than this bout allows")
+        for c in cards:
+            hand.remove(c)
+        if not hand:
+            self._emptied[seat] = self.moves
+        self.att = list(cards)
+        self.cov = [None] * len(cards)
+        self._ranks = 1 << rank
+        self.phase = BOUT
+        self.def_start = len(self.hands[self.defender])
+        events.append(Led(seat, tuple(cards), self.defender))
+        self._settle(events)
+
+    def _apply_throw(self, action: Throw, events: list[Event]) -> None:
+        seat, card = action
+        if self.phase != BOUT or not self.rules.throw_ins or seat == self.defender:
+            raise IllegalAction("not_your_turn", "you cannot throw in now")
+        if seat not in self._throwers:
+            raise IllegalAction("not_your_turn", "you cannot throw in to this defender")
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
+        if not (self._ranks >> (card >> 2)) & 1:
+            raise IllegalAction("rank_not_on_table", f"no {card.rank.label} on the table")
+        if len(self.att) >= self._cap():
+            raise IllegalAction("limit_reached", "no more cards may be thrown in this bout")
+        if seat not in self._current_throwers():
+            raise IllegalAction("not_your_turn", "wait for your turn to throw in")
+        hand.remove(card)
+        if not hand:
+            self._emptied[seat] = self.moves
+        self.att.append(card)
+        self.cov.append(None)
+        self.passed.clear()
+        events.append(Thrown(seat, card))
+        self._settle(events)
+
+    def _apply_cover(self, action: Cover, events: list[Event]) -> None:
+        seat, attack, card = action
+        if self.phase != BOUT or seat != self.defender or self.taking:
+            raise IllegalAction("not_your_turn", "you are not defending now")
+        hand = self.hands[seat]
+        if card not in hand:
+            raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
+        try:
+            i = self.att.index(attack)
+        except ValueError:
+            raise IllegalAction("not_on_table", f"{attack} is not an attack card") from None
+        if self.cov[i] is not None:
+            raise IllegalAction("already_covered", f"{attack} is already covered")
+        if card not in self._beats[attack]:
+            raise IllegalAction("does_not_beat", f"{card} does not beat {attack}")
+        hand.remove(card)
+        if not hand:
+            self._emptied[seat] = self.moves
+        self.cov[i] = card
+        self._ranks |= 1 << (card >> 2)
+        self.passed.clear()
+        events.append(Covered(seat, attack, card))
+        self._settle(events)
+
+    def _apply_take(self, action: Take, events: list[Event]) -> None:
+        seat = action[0]
+        if self.phase != BOUT or seat != self.defender or self.taking:
+            raise IllegalAction("not_your_turn", "you are not defending now")
+        if None not in self.cov:
+            raise IllegalAction("not_your_turn", "everything is covered: nothing to take")
+        self.taking = True
+        self.passed.clear()
+        events.append(Taking(seat))
+        self._settle(events)
+
+    def _apply_pass(self, action: Pass, events: list[Event]) -> None:
+        seat = action[0]
+        if self.phase != BOUT or seat not in self._current_throwers():
+            raise IllegalAction("not_your_turn", "you have nothing to pass on now")
+        self.passed.add(seat)
+        events.append(Passed(seat))
+        self._settle(events)
+
+    def _apply_transfer(self, action: Transfer, events: list[Event]) -> None:
+        seat, card = action
+        self._check_transfer(seat, card, show=False)
+        hand = self.hands[seat]
+        hand.remove(card)
+        if not hand:
+            self._emptied[seat] = self.moves
+        self.att.append(card)
+        self.cov.append(None)
+        target = self._pass_attack(seat)
+        events.append(Transferred(seat, card, target))
+        self._settle(events)
+
+    def _apply_show_trump(self, action: ShowTrump, events: list[Event]) -> None:
+        seat, card = action
+        if not self.rules.proezdnoy:
+            raise IllegalAction("transfer_not_allowed", "these rules have no proezdnoy")
+        self._check_transfer(seat, card, show=True)
+        if (card & 3) != self.trump:
+            raise IllegalAction("not_a_trump", f"{card} is not a trump")
+        if card in self.shown:
+            raise IllegalAction("already_shown", f"{card} was shown already this game")
+        self.shown.add(card)
+        target = self._pass_attack(seat)
+        events.append(TrumpShown(seat, card, target))
+        self._settle(events)
+
+    def _check_transfer(self, seat: int, card: Card, show: bool) -> None:
+        if self.phase != BOUT or seat != self.defender:
+            raise IllegalAction("not_your_turn", "you are not defending now")
+        if card not in self.hands[seat]:
+            raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
+        reason = self._transfer_refusal(seat, show)
+        if reason is not None:
+            raise IllegalAction(reason, "you cannot transfer now")
+        if card >> 2 != self.att[0] >> 2:
+            raise IllegalAction("transfer_rank", f"{card} is not of the attack's rank")
+
+    def _pass_attack(self, seat: int) -> int:
+        """The defender ``seat`` becomes principal attacker; the next opponent defends."""
+        target = self._next_active(seat, opponent_of=seat)
+        self.attacker = seat
+        self.defender = target
+        self.def_start = len(self.hands[target])
+        self._throwers = self._throwers_for(seat, target)
+        self.passed.clear()
+        return target
+
+    def _apply_timeout(self, action: Timeout, events: list[Event]) -> None:
+        seat = action[0]
+        if seat in self.waiting_on():
+            if self.rules.on_timeout == "durak":
+                events.append(TimedOut(seat, "durak"))
+                self._finish([seat], events, timed_out=seat)
+                return
+            events.append(TimedOut(seat, "auto"))
+            if self.phase == LEAD:
+                hand = self.hands[seat]
+                trump = self.trump
+                low = min(hand, key=lambda c: ((c & 3) == trump, c >> 2, c & 3))
+                self._apply_lead(Lead(seat, (low,)), events)
+            else:
+                self._apply_take(Take(seat), events)
+            return
+        if self.phase == BOUT and seat in self._current_throwers():
+            events.append(TimedOut(seat, "pass"))
+            self._apply_pass(Pass(seat), events)
+            return
+        raise IllegalAction("not_your_turn", "no clock runs for that seat")
+
+    @staticmethod
+    def _check_own(hand: list[Card], cards: Sequence[Card]) -> None:
+        if len(set(cards)) != len(cards):
+            raise IllegalAction("duplicate_card", "the same card twice")
+        for c in cards:
+            if c not in hand:
+                raise IllegalAction("card_not_in_hand", f"{c} is not in your hand")
+
+    # ------------------------------------------------------------------ bout flow
+
+    def _throwers_for(self, attacker: int, defender: int) -> tuple[int, ...]:
+        """Active opponents of the defender other than him, clockwise from the attacker."""
+        n = self.n
+        team = self._team
+        out = self.out
+        dt = team[defender]
+        return tuple(
+            s
+            for s in ((attacker + k) % n for k in range(n))
+            if s != defender and not out[s] and team[s] != dt
+        )
+
+    def _start_bout(self, attacker: int) -> None:
+        self.phase = LEAD
+        self.attacker = attacker
+        self.defender = self._next_active(attacker, opponent_of=attacker)
+        self.def_start = len(self.hands[self.defender])
+        self._throwers = self._throwers_for(attacker, self.defender)
+        self.taking = False
+        self.passed = set()
+        self.att = []
+        self.cov = []
+        self._ranks = 0
+
+    def _settle(self, events: list[Event]) -> None:
+        """After a card or a word: end the bout (or the game) if nothing more can happen."""
+        if self.rules.draw == "not_allowed" and not self.stock and self._instant_end(events):
+            return
+        if self._pending_throwers():
+            return
+        if self.taking:
+            self._end_bout(events, taken=True)
+        elif None not in self.cov:
+            self._end_bout(events, taken=False)
+
+    def _instant_end(self, events: list[Event]) -> bool:
+        """``draw: not_allowed``: the game ends the instant one side alone holds cards."""
+        holders = [s for s in range(self.n) if not self.out[s] and self.hands[s]]
+        if len({self._team[s] for s in holders}) > 1:
+            return False
+        if self.phase == BOUT:
+            self._last_bout = (self.defender, tuple(self.att))
+        # Everyone else has emptied his hand: they are out, in the order they emptied it.
+        self._outs(events, everyone_empty=True)
+        self._finish(holders, events)
+        return True
+
+    def _end_bout(self, events: list[Event], taken: bool) -> None:
+        defender = self.defender
+        attack = tuple(self.att)
+        table = [*self.att, *(c for c in self.cov if c is not None)]
+        self._last_bout = (defender, attack)
+        if taken:
+            self.hands[defender].extend(table)
+            events.append(PickedUp(defender, tuple(table)))
+        else:
+            self.discard.extend(table)
+            events.append(Beaten(tuple(table)))
+        self.att = []
+        self.cov = []
+        self._ranks = 0
+        self.bouts += 1
+        self._draw_all(events)
+        self._outs(events)
+        if self.result is not None:
+            return
+        if taken:
+            nxt = self._next_active(defender)
+        else:
+            nxt = defender if not self.out[defender] else self._next_active(defender)
+        self._start_bout(nxt)
+
+    def _draw_all(self, events: list[Event]) -> None:
+        stock = self.stock
+        if not stock:
+            return
+        n = self.n
+        attacker, defender = self.attacker, self.defender
+        others = [
+            s
+            for s in ((attacker + k) % n for k in range(1, n))
+            if s != defender and not self.out[s]
+        ]
+        if self.rules.draw_order == "defender_first":
+            order = [defender, attacker, *others]
+        else:
+            order = [attacker, *others, defender]
+        size = self.rules.hand_size
+        for s in order:
+            hand = self.hands[s]
+            need = size - len(hand)
+            if need > 0 and stock:
+                got = stock[:need]
+                del stock[:need]
+                hand.extend(got)
+                events.append(Drew(s, len(got)))
+                if not stock:
+                    break
+
+    def _outs(self, events: list[Event], everyone_empty: bool = False) -> None:
+        """With the stock empty, players without cards go out, earliest-emptied first."""
+        if self.stock:
+            return
+        empty = [s for s in range(self.n) if not self.out[s] and not self.hands[s]]
+        if not empty:
+            if not everyone_empty:
+                self._check_end(events)
+            return
+        empty.sort(key=lambda s: self._emptied[s])
+        for s in empty:
+            self.out[s] = True
+            self.finish.append(s)
+            events.append(PlayerOut(s, len(self.finish)))
+        if not everyone_empty:
+            self._check_end(events)
+
+    def _check_end(self, events: list[Event]) -> None:
+        active = [s for s in range(self.n) if not self.out[s]]
+        if len({self._team[s] for s in active}) <= 1:
+            self._finish(active, events)
+
+    def _finish(
+        self, holders: list[int], events: list[Event], timed_out: int | None = None
+    ) -> None:
+        """End the game. ``holders`` are the seats left holding cards (one side at most)."""
+        n = self.n
+        teams = self.rules.teams != "none"
+        if not holders:
+            # A draw: those who ran out in the final bout share it.
+            tied = set(self.finish[-2:]) if not teams else set(range(n))
+            points = tuple(1 if s in tied else 2 for s in range(n))
+            result = Result(
+                durak=None,
+                durak_team=None,
+                losers=(),
+                draw=True,
+                pogony=False,
+                finish_order=tuple(self.finish),
+                points=points,
+                first_attacker=self.first_attacker,
+                dealer=self.dealer,
+            )
+        else:
+            durak = max(holders, key=lambda s: (len(self.hands[s]), -((s - self.attacker) % n)))
+            team = self._team[durak]
+            durak_team = tuple(s for s in range(n) if self._team[s] == team) if teams else None
+            losers = durak_team if durak_team is not None else (durak,)
+            last = self._last_bout
+            pogony = (
+                timed_out is None
+                and last is not None
+                and last[0] in losers
+                and sum(1 for c in last[1] if c >> 2 == SIX) >= 2
+            )
+            result = Result(
+                durak=durak,
+                durak_team=durak_team,
+                losers=tuple(losers),
+                draw=False,
+                pogony=pogony,
+                finish_order=tuple(self.finish),
+                points=tuple(0 if s in losers else 2 for s in range(n)),
+                first_attacker=self.first_attacker,
+                dealer=self.dealer,
+                timed_out=timed_out,
+            )
+        self.result = result
+        self.phase = OVER
+        events.append(GameOver(result.durak, result.draw, result.pogony))
+
+
+def _card(c: Card | str) -> Card:
+    return c if isinstance(c, Card) else Card.parse(c)
+
+
+def _claim(c: Card, seen: set[Card], full: set[Card]) -> None:
+    if c not in full:
+        raise ValueError(f"{c} is not in this deck")
+    if c in seen:
+        raise ValueError(f"{c} is dealt twice")
+    seen.add(c)
+
+
+_HANDLERS: dict[type, Any] = {
+    Lead: Game._apply_lead,
+    Throw: Game._apply_throw,
+    Cover: Game._apply_cover,
+    Take: Game._apply_take,
+    Pass: Game._apply_pass,
+    Transfer: Game._apply_transfer,
+    ShowTrump: Game._apply_show_trump,
+    Timeout: Game._apply_timeout,
+}

@@ -1,0 +1,120 @@
+"""What a seat may see, and what the whole group may see.
+
+Renderers and computer players get a view, never the game, so nothing secret can leak:
+the public view holds no card of anyone's hand, and a seat's view adds only his own hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .actions import Action
+from .cards import Card, Suit
+from .game import BOUT, LEAD, Game
+from .result import Result
+
+__all__ = ["PublicView", "SeatView", "public_view", "seat_view", "sort_hand"]
+
+PHASES = ("lead", "bout", "over")
+
+
+@dataclass(frozen=True, slots=True)
+class PublicView:
+    """The table as the group sees it. ``roles[s]`` is one of ``attacker``, ``defender``,
+    ``thrower`` (may throw in to this defender), ``partner`` (the defender's partner),
+    ``out``."""
+
+    players: int
+    phase: str
+    trump: Suit | None
+    trump_card: Card | None
+    stock_size: int
+    discard_size: int
+    table: tuple[tuple[Card, Card | None], ...]
+    hand_sizes: tuple[int, ...]
+    roles: tuple[str, ...]
+    teams: tuple[int, ...] | None
+    attacker: int | None
+    defender: int | None
+    taking: bool
+    to_act: tuple[int, ...]
+    waiting_on: tuple[int, ...]
+    passed: tuple[int, ...]
+    bout_cap: int
+    finish_order: tuple[int, ...]
+    moves: int
+    result: Result | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat sees: the public view, his hand (sorted, trumps last) and his moves."""
+
+    seat: int
+    hand: tuple[Card, ...]
+    actions: tuple[Action, ...]
+    public: PublicView
+
+
+def sort_hand(cards: list[Card] | tuple[Card, ...], trump: int | None) -> tuple[Card, ...]:
+    """Cards by rank with trumps last; within a rank by suit."""
+    return tuple(sorted(cards, key=lambda c: ((c & 3) == trump, c >> 2, c & 3)))
+
+
+def public_view(game: Game) -> PublicView:
+    """What the group may see."""
+    n = game.n
+    over = game.result is not None
+    roles = []
+    for s in range(n):
+        if game.out[s]:
+            roles.append("out")
+        elif over:
+            roles.append("idle")
+        elif s == game.attacker:
+            roles.append("attacker")
+        elif s == game.defender:
+            roles.append("defender")
+        elif game.team_of(s) != game.team_of(game.defender):
+            roles.append("thrower")
+        else:
+            roles.append("partner")
+    cap = 0
+    if game.phase == LEAD:
+        cap = game._lead_cap(game.defender)
+    elif game.phase == BOUT:
+        cap = game._cap()
+    return PublicView(
+        players=n,
+        phase=PHASES[game.phase],
+        trump=game.trump_suit,
+        trump_card=game.turnup,
+        stock_size=len(game.stock),
+        discard_size=len(game.discard),
+        table=tuple(zip(game.att, game.cov, strict=True)),
+        hand_sizes=tuple(len(h) for h in game.hands),
+        roles=tuple(roles),
+        teams=tuple(game.team_of(s) for s in range(n)) if game.rules.teams != "none" else None,
+        attacker=None if over else game.attacker,
+        defender=None if over else game.defender,
+        taking=game.taking,
+        to_act=game.to_act(),
+        waiting_on=game.waiting_on(),
+        passed=tuple(sorted(game.passed)),
+        bout_cap=cap,
+        finish_order=tuple(game.finish),
+        moves=game.moves,
+        result=game.result,
+    )
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """What ``seat`` may see."""
+    if not 0 <= seat < game.n:
+        raise ValueError(f"no seat {seat} at this table")
+    return SeatView(
+        seat=seat,
+        hand=sort_hand(game.hands[seat], game.trump),
+        actions=tuple(game.legal_actions(seat)),
+        public=public_view(game),
+    )
