@@ -190,12 +190,15 @@ def parse_cards(text: str) -> list[Card]:
     return [Card.parse(t) for t in text.replace(",", " ").split()]
 
 
+_DECKS: dict[int, tuple[Card, ...]] = {
+    36: tuple(c for c in Card._by_code.values() if c >> 2 >= Rank.SIX),
+    52: tuple(Card._by_code.values()),
+}
+
+
 def deck(size: int = 36) -> list[Card]:
     """The cards of a deck of 36 (six to ace) or 52 (two to ace), in a fixed order."""
-    if size == 36:
-        low = Rank.SIX
-    elif size == 52:
-        low = Rank.TWO
-    else:
-        raise ValueError(f"unsupported deck size: {size}")
-    return [Card.of(r, s) for r in Rank if r >= low for s in Suit]
+    try:
+        return list(_DECKS[size])
+    except KeyError:
+        raise ValueError(f"unsupported deck size: {size}") from None

@@ -83,6 +83,7 @@ class Game:
         "_emptied",
         "_fbl",
         "_last_bout",
+        "_pend",
         "_ranks",
         "_team",
         "_throwers",
@@ -145,6 +146,7 @@ class Game:
     _emptied: list[int]
     _fbl: int | None
     _last_bout: tuple[int, tuple[Card, ...]] | None
+    _pend: list[int] | None
 
     # ------------------------------------------------------------------ construction
 
@@ -319,6 +321,7 @@ class Game:
         g._ranks = 0
         g._emptied = [-1] * n
         g._last_bout = None
+        g._pend = None
         if first_attacker is None:
             first_attacker = g._choose_first_attacker(previous)
         elif not 0 <= first_attacker < n:
@@ -458,7 +461,16 @@ class Game:
         return any((ranks >> (c >> 2)) & 1 for c in self.hands[seat])
 
     def _pending_throwers(self) -> list[int]:
-        """Throwers who have not passed and hold a legal throw-in, in clockwise order."""
+        """Throwers who have not passed and hold a legal throw-in, in clockwise order.
+
+        Cached between mutations: every change of state ends in :meth:`_settle` or
+        :meth:`_start_bout`, which clear the cache; a refused action changes nothing."""
+        pend = self._pend
+        if pend is None:
+            pend = self._pend = self._find_pending()
+        return pend
+
+    def _find_pending(self) -> list[int]:
         if not self.rules.throw_ins or len(self.att) >= self._cap():
             return []
         ranks = self._ranks
@@ -476,7 +488,7 @@ class Game:
     def _current_throwers(self) -> list[int]:
         """Throwers who may act now: all pending ones, or the first in turn (clockwise)."""
         pending = self._pending_throwers()
-        if pending and self.rules.throw_in_order == "clockwise":
+        if len(pending) > 1 and self.rules.throw_in_order == "clockwise":
             return pending[:1]
         return pending
 
@@ -490,7 +502,7 @@ class Game:
             return (self.attacker,)
         if self.phase == OVER:
             return ()
-        seats = self._current_throwers()
+        seats = list(self._current_throwers())
         if not self.taking and None in self.cov:
             seats.append(self.defender)
         return tuple(sorted(seats))
@@ -523,13 +535,14 @@ class Game:
         if seat == self.defender:
             if self.taking or None not in self.cov:
                 return acts
+            new = tuple.__new__
             beats = self._beats
             for a, cv in zip(self.att, self.cov, strict=True):
                 if cv is None:
                     beaten_by = beats[a]
                     for c in hand:
                         if c in beaten_by:
-                            acts.append(Cover(seat, a, c))
+                            acts.append(new(Cover, (seat, a, c)))
             if self._transfer_target(seat) is not None:
                 rank = self.att[0] >> 2
                 trump = self.trump
@@ -547,24 +560,34 @@ class Game:
             return acts
         if seat in self._current_throwers():
             ranks = self._ranks
+            new = tuple.__new__
             for c in hand:
                 if (ranks >> (c >> 2)) & 1:
-                    acts.append(Throw(seat, c))
-            acts.append(Pass(seat))
+                    acts.append(new(Throw, (seat, c)))
+            acts.append(new(Pass, (seat,)))
         return acts
 
     def _lead_actions(self, seat: int, hand: list[Card]) -> list[Action]:
         cap = self._lead_cap(self.defender)
+        new = tuple.__new__
+        cards = sorted(hand)
         if not self.rules.multi_card_lead or cap == 1:
-            return [Lead(seat, (c,)) for c in sorted(hand)]
-        by_rank: dict[int, list[Card]] = {}
-        for c in sorted(hand):
-            by_rank.setdefault(c >> 2, []).append(c)
+            return [new(Lead, (seat, (c,))) for c in cards]
         acts: list[Action] = []
-        for cards in by_rank.values():
-            for k in range(1, min(cap, len(cards)) + 1):
-                for combo in combinations(cards, k):
-                    acts.append(Lead(seat, combo))
+        i, count = 0, len(cards)
+        while i < count:
+            rank = cards[i] >> 2
+            j = i + 1
+            while j < count and cards[j] >> 2 == rank:
+                j += 1
+            if j - i == 1:
+                acts.append(new(Lead, (seat, (cards[i],))))
+            else:
+                group = cards[i:j]
+                for k in range(1, min(cap, j - i) + 1):
+                    for combo in combinations(group, k):
+                        acts.append(new(Lead, (seat, combo)))
+            i = j
         return acts
 
     def _transfer_target(self, seat: int, show: bool = False) -> int | None:
@@ -616,11 +639,6 @@ class Game:
         handler = _HANDLERS.get(type(action))
         if handler is None:
             raise IllegalAction("unknown_action", f"not an action: {action!r}")
-        for field in action[1:]:
-            if type(field) is not Card and not (
-                type(field) is tuple and all(type(c) is Card for c in field)
-            ):
-                raise IllegalAction("unknown_action", f"malformed action: {action!r}")
         events: list[Event] = []
         handler(self, action, events)
         self.moves += 1
@@ -630,19 +648,26 @@ class Game:
         seat, cards = action
         if self.phase != LEAD or seat != self.attacker:
             raise IllegalAction("not_your_turn", "only the attacker leads, before the bout")
-        if not cards:
+        if type(cards) is not tuple or not cards:
             raise IllegalAction("empty_lead", "a lead needs at least one card")
         hand = self.hands[seat]
-        self._check_own(hand, cards)
-        rank = cards[0] >> 2
-        if any(c >> 2 != rank for c in cards):
-            raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
-        if len(cards) > 1 and not self.rules.multi_card_lead:
-            raise IllegalAction("limit_reached", "these rules allow leading one card only")
-        if len(cards) > self._lead_cap(self.defender):
-            raise IllegalAction("limit_reached", "more cards than this bout allows")
-        for c in cards:
-            hand.remove(c)
+        if len(cards) == 1:
+            card = cards[0]
+            if type(card) is not Card or card not in hand:
+                raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
+            hand.remove(card)
+            rank = card >> 2
+        else:
+            self._check_own(hand, cards)
+            rank = cards[0] >> 2
+            if any(c >> 2 != rank for c in cards):
+                raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
+            if not self.rules.multi_card_lead:
+                raise IllegalAction("limit_reached", "these rules allow leading one card only")
+            if len(cards) > self._lead_cap(self.defender):
+                raise IllegalAction("limit_reached", "more cards than this bout allows")
+            for c in cards:
+                hand.remove(c)
         if not hand:
             self._emptied[seat] = self.moves
         self.att = list(cards)
@@ -660,7 +685,7 @@ class Game:
         if seat not in self._throwers:
             raise IllegalAction("not_your_turn", "you cannot throw in to this defender")
         hand = self.hands[seat]
-        if card not in hand:
+        if type(card) is not Card or card not in hand:
             raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
         if not (self._ranks >> (card >> 2)) & 1:
             raise IllegalAction("rank_not_on_table", f"no {card.rank.label} on the table")
@@ -682,7 +707,7 @@ class Game:
         if self.phase != BOUT or seat != self.defender or self.taking:
             raise IllegalAction("not_your_turn", "you are not defending now")
         hand = self.hands[seat]
-        if card not in hand:
+        if type(card) is not Card or card not in hand:
             raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
         try:
             i = self.att.index(attack)
@@ -750,7 +775,7 @@ class Game:
     def _check_transfer(self, seat: int, card: Card, show: bool) -> None:
         if self.phase != BOUT or seat != self.defender:
             raise IllegalAction("not_your_turn", "you are not defending now")
-        if card not in self.hands[seat]:
+        if type(card) is not Card or card not in self.hands[seat]:
             raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
         reason = self._transfer_refusal(seat, show)
         if reason is not None:
@@ -795,7 +820,7 @@ class Game:
         if len(set(cards)) != len(cards):
             raise IllegalAction("duplicate_card", "the same card twice")
         for c in cards:
-            if c not in hand:
+            if type(c) is not Card or c not in hand:
                 raise IllegalAction("card_not_in_hand", f"{c} is not in your hand")
 
     # ------------------------------------------------------------------ bout flow
@@ -823,9 +848,11 @@ class Game:
         self.att = []
         self.cov = []
         self._ranks = 0
+        self._pend = None
 
     def _settle(self, events: list[Event]) -> None:
         """After a card or a word: end the bout (or the game) if nothing more can happen."""
+        self._pend = None
         if self.rules.draw == "not_allowed" and not self.stock and self._instant_end(events):
             return
         if self._pending_throwers():

@@ -212,6 +212,7 @@ def _build(s: _Saved) -> Game:
         if cv is not None:
             ranks |= 1 << (cv >> 2)
     g._ranks = ranks
+    g._pend = None
     g._throwers = g._throwers_for(g.attacker, g.defender) if g.phase != OVER else ()
     if g.phase != OVER and (g.out[g.attacker] or g.out[g.defender] or g.attacker == g.defender):
         raise ValueError("attacker and defender must be two active seats")

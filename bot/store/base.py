@@ -1,0 +1,181 @@
+"""The storage interface the bot programs against.
+
+:class:`~bot.store.sqlite.SqliteStore` implements it for one process; a PostgreSQL store
+for several workers would be another implementation of the same protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+from bot.store.models import (
+    DAY,
+    UNSET,
+    ActionRow,
+    ChatRow,
+    GameRecord,
+    Outcome,
+    PlayerGame,
+    Saved,
+    Seat,
+    StatsOrder,
+    TableRow,
+    TableStatus,
+    TallyRow,
+    Unset,
+    UserRow,
+)
+
+
+class Store(Protocol):
+    """Chats, users, tables, the action log and the series tallies.
+
+    Writes that change a table's game or lobby are compare-and-set on the table's
+    version: a stale version is refused with :class:`~bot.store.errors.StaleVersionError`
+    and nothing is written.
+    """
+
+    async def close(self) -> None:
+        """Finish the running write and release the database."""
+        ...
+
+    async def get_chat(self, chat_id: int) -> ChatRow | None:
+        """The chat's settings, or None."""
+        ...
+
+    async def save_chat(self, chat: ChatRow) -> None:
+        """Insert or replace the chat's settings."""
+        ...
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Move a group's tables, games and tallies to its new (supergroup) id."""
+        ...
+
+    async def get_user(self, user_id: int) -> UserRow | None:
+        """The user, or None."""
+        ...
+
+    async def get_users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
+        """The known users among ``user_ids``."""
+        ...
+
+    async def save_user(self, user: UserRow) -> None:
+        """Insert or replace the user."""
+        ...
+
+    async def set_can_message(self, user_id: int, can_message: bool) -> None:
+        """Record whether the bot can message the user privately."""
+        ...
+
+    async def create_table(
+        self,
+        chat_id: int,
+        *,
+        rules: str,
+        thread_id: int | None = None,
+        creator_id: int | None = None,
+        seats: Sequence[Seat] = (),
+    ) -> TableRow:
+        """Open a lobby."""
+        ...
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        """The table, or None."""
+        ...
+
+    async def running_tables(self) -> list[TableRow]:
+        """Every table with a game in progress."""
+        ...
+
+    async def chat_tables(
+        self,
+        chat_id: int,
+        statuses: Iterable[TableStatus] = (TableStatus.LOBBY, TableStatus.PLAYING),
+    ) -> list[TableRow]:
+        """The chat's tables in the given statuses."""
+        ...
+
+    async def update_lobby(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        seats: Sequence[Seat] | Unset = UNSET,
+        rules: str | Unset = UNSET,
+        thread_id: int | Unset | None = UNSET,
+    ) -> int:
+        """Change seats or rules (compare-and-set); the new version."""
+        ...
+
+    async def start_game(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        seed: int,
+        game: str,
+        deadline: float | None = None,
+    ) -> TableRow:
+        """Start the next game (compare-and-set)."""
+        ...
+
+    async def save_action(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        game: str,
+        action: str,
+        seat: int | None,
+        deadline: float | None = None,
+        outcome: Outcome | None = None,
+    ) -> Saved:
+        """New state + log line (+ result and tallies) in one compare-and-set transaction."""
+        ...
+
+    async def cancel_table(self, table_id: int, expected_version: int) -> int:
+        """Close a lobby or stop a game without a result (compare-and-set)."""
+        ...
+
+    async def set_messages(
+        self,
+        table_id: int,
+        *,
+        group_message_id: int | Unset | None = UNSET,
+        hand_message_ids: Sequence[int | None] | Unset = UNSET,
+    ) -> None:
+        """Record the table's message ids."""
+        ...
+
+    async def set_deadline(self, table_id: int, deadline: float | None) -> None:
+        """Set or clear the table's timer."""
+        ...
+
+    async def purge_stale_lobbies(self, max_age: float = DAY) -> list[TableRow]:
+        """Remove lobbies never started within ``max_age`` seconds; the removed tables."""
+        ...
+
+    async def game_log(self, table_id: int, game_no: int) -> list[ActionRow]:
+        """A game's actions in order."""
+        ...
+
+    async def game_record(self, table_id: int, game_no: int) -> GameRecord | None:
+        """A game's seed, rules, seats and outcome."""
+        ...
+
+    async def chat_games(self, chat_id: int, *, finished_only: bool = True) -> list[GameRecord]:
+        """The chat's games, oldest first."""
+        ...
+
+    async def chat_stats(self, chat_id: int, by: StatsOrder = "points") -> list[TallyRow]:
+        """The chat's series, sorted."""
+        ...
+
+    async def player_tallies(self, user_id: int) -> list[TallyRow]:
+        """The user's series in every chat."""
+        ...
+
+    async def player_history(self, user_id: int, limit: int = 20) -> list[PlayerGame]:
+        """The user's last finished games across chats."""
+        ...

@@ -1,0 +1,205 @@
+"""Numbered schema migrations, kept in ``PRAGMA user_version``.
+
+Version 0 is an empty file. Migration *n* takes a database at version *n - 1* to *n*,
+inside one transaction together with the new ``user_version``, so a crash halfway leaves
+the old version intact. Never edit a released migration: append a new one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import aiosqlite
+
+from bot.store.errors import SchemaTooNewError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One step of the schema."""
+
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "core tables: chats, users, tables, the action log, games and series tallies",
+        (
+            """
+            CREATE TABLE chats (
+                chat_id       INTEGER PRIMARY KEY,
+                language      TEXT,
+                default_rules TEXT,
+                thread_id     INTEGER,
+                updated_at    REAL NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE users (
+                user_id     INTEGER PRIMARY KEY,
+                name        TEXT NOT NULL,
+                language    TEXT,
+                can_message INTEGER NOT NULL DEFAULT 0,
+                updated_at  REAL NOT NULL
+            )
+            """,
+            # AUTOINCREMENT: a removed table's id is never reused, so the action log and
+            # the games of a removed table can never be mistaken for a new table's.
+            """
+            CREATE TABLE tables (
+                table_id         INTEGER PRIMARY KEY AUTOINCREMENT,
+                chat_id          INTEGER NOT NULL,
+                thread_id        INTEGER,
+                status           TEXT NOT NULL
+                                 CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
+                creator_id       INTEGER,
+                seats            TEXT NOT NULL DEFAULT '[]',
+                rules            TEXT NOT NULL,
+                game_no          INTEGER NOT NULL DEFAULT 0,
+                seed             INTEGER,
+                game             TEXT,
+                version          INTEGER NOT NULL DEFAULT 0,
+                moves            INTEGER NOT NULL DEFAULT 0,
+                group_message_id INTEGER,
+                hand_message_ids TEXT NOT NULL DEFAULT '[]',
+                deadline         REAL,
+                last_seat        INTEGER,
+                last_action      TEXT,
+                created_at       REAL NOT NULL,
+                updated_at       REAL NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE actions (
+                table_id INTEGER NOT NULL,
+                game_no  INTEGER NOT NULL,
+                seq      INTEGER NOT NULL,
+                seat     INTEGER,
+                action   TEXT NOT NULL,
+                at       REAL NOT NULL,
+                PRIMARY KEY (table_id, game_no, seq)
+            ) WITHOUT ROWID
+            """,
+            # The log is written by the database itself: a save is one UPDATE of the table
+            # row (the new state, moves + 1, the action in last_seat/last_action), and this
+            # trigger appends the log line in the same statement, hence the same atomic
+            # transaction. No code path can move a game on without logging the action; the
+            # primary key refuses a doubled one.
+            """
+            CREATE TRIGGER log_action AFTER UPDATE OF moves ON tables
+            WHEN NEW.moves = OLD.moves + 1 AND NEW.game_no = OLD.game_no
+            BEGIN
+                INSERT INTO actions (table_id, game_no, seq, seat, action, at)
+                VALUES (NEW.table_id, NEW.game_no, NEW.moves, NEW.last_seat, NEW.last_action,
+                        NEW.updated_at);
+            END
+            """,
+            """
+            CREATE TABLE games (
+                table_id    INTEGER NOT NULL,
+                game_no     INTEGER NOT NULL,
+                chat_id     INTEGER NOT NULL,
+                seed        INTEGER NOT NULL,
+                rules       TEXT NOT NULL,
+                seats       TEXT NOT NULL,
+                started_at  REAL NOT NULL,
+                finished_at REAL,
+                outcome     TEXT,
+                final_game  TEXT,
+                PRIMARY KEY (table_id, game_no)
+            )
+            """,
+            """
+            CREATE TABLE game_players (
+                table_id    INTEGER NOT NULL,
+                game_no     INTEGER NOT NULL,
+                seat        INTEGER NOT NULL,
+                chat_id     INTEGER NOT NULL,
+                player      TEXT NOT NULL,
+                user_id     INTEGER,
+                players     INTEGER NOT NULL,
+                durak       INTEGER NOT NULL,
+                pogony      INTEGER NOT NULL,
+                draw        INTEGER NOT NULL,
+                points      INTEGER NOT NULL,
+                finished_at REAL NOT NULL,
+                PRIMARY KEY (table_id, game_no, seat)
+            )
+            """,
+            """
+            CREATE TABLE tallies (
+                chat_id INTEGER NOT NULL,
+                player  TEXT NOT NULL,
+                user_id INTEGER,
+                name    TEXT NOT NULL,
+                games   INTEGER NOT NULL DEFAULT 0,
+                durak   INTEGER NOT NULL DEFAULT 0,
+                pogony  INTEGER NOT NULL DEFAULT 0,
+                draws   INTEGER NOT NULL DEFAULT 0,
+                points  INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (chat_id, player)
+            )
+            """,
+        ),
+    ),
+    Migration(
+        2,
+        "tallies remember when each player last played; indexes for start-up, "
+        "lobby clean-up, a chat's tables and a player's history",
+        (
+            "ALTER TABLE tallies ADD COLUMN last_played REAL",
+            """
+            UPDATE tallies SET last_played = (
+                SELECT max(gp.finished_at) FROM game_players AS gp
+                WHERE gp.chat_id = tallies.chat_id AND gp.player = tallies.player
+            )
+            """,
+            "CREATE INDEX tables_by_status ON tables (status, created_at)",
+            "CREATE INDEX tables_by_chat ON tables (chat_id)",
+            "CREATE INDEX games_by_chat ON games (chat_id, finished_at)",
+            "CREATE INDEX game_players_by_user ON game_players (user_id, finished_at)",
+        ),
+    ),
+)
+
+LATEST_VERSION: int = MIGRATIONS[-1].version
+assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    """The database's schema version (0 for a new, empty file)."""
+    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+    return int(rows[0][0])
+
+
+async def migrate(conn: aiosqlite.Connection, path: str, target: int | None = None) -> int:
+    """Bring the schema up to ``target`` (default: the latest), one migration at a time.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). Each step runs in its
+    own ``BEGIN IMMEDIATE`` transaction that also sets ``user_version``, so a crash
+    leaves a whole version. Raises :class:`SchemaTooNewError` if the file is newer than
+    this code. Returns the version reached.
+    """
+    goal = LATEST_VERSION if target is None else target
+    if not 0 <= goal <= LATEST_VERSION:
+        raise ValueError(f"no schema version {goal}; known: 0..{LATEST_VERSION}")
+    while True:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = await schema_version(conn)
+            if current > LATEST_VERSION:
+                raise SchemaTooNewError(path, current, LATEST_VERSION)
+            if current >= goal:
+                await conn.execute("COMMIT")
+                return current
+            step = MIGRATIONS[current]
+            for statement in step.statements:
+                await conn.execute(statement)
+            await conn.execute(f"PRAGMA user_version = {step.version:d}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            await conn.execute("ROLLBACK")
+            raise

@@ -1,0 +1,287 @@
+"""Rows the store reads and writes: small frozen values, no database types leak out.
+
+The store treats the game state, the rules and each action as opaque JSON text: it never
+imports the engine. The table service turns them into engine objects and back
+(``Game.from_json`` / ``game.to_json()``, ``Rules.model_validate_json`` /
+``rules.model_dump_json()``, ``action_from_dict`` / ``json.dumps(action.to_dict())``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any, Final, Literal, Protocol
+
+
+class Unset(Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = 0
+
+
+UNSET: Final = Unset.UNSET
+"""Default of optional keyword arguments: leave the field as it is."""
+
+StatsOrder = Literal["points", "durak", "games", "recent"]
+"""How a chat's series is sorted: points or times durak (most first), games, or recency."""
+
+DAY: Final = 86_400.0
+"""Seconds in a day: how long a lobby nobody started is kept."""
+
+
+class TableStatus(StrEnum):
+    """Where a table is in its life."""
+
+    LOBBY = "lobby"
+    """Open for players; no game running."""
+    PLAYING = "playing"
+    """A game is running; it is loaded at start-up."""
+    FINISHED = "finished"
+    """The last game ended with a result (a rematch starts a new game at the same table)."""
+    CANCELLED = "cancelled"
+    """Closed by its creator or an admin; no result, no tally."""
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat at a table: a Telegram user, or a named computer player (``ai`` set)."""
+
+    user_id: int | None
+    name: str
+    ai: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.user_id is None) == (self.ai is None):
+            raise ValueError("a seat is either a user (user_id) or a computer player (ai)")
+
+    @property
+    def player(self) -> str:
+        """The key the series tallies use: ``u:<user id>`` or ``ai:<name>``."""
+        return f"u:{self.user_id}" if self.user_id is not None else f"ai:{self.name}"
+
+    @classmethod
+    def human(cls, user_id: int, name: str) -> Seat:
+        """A seat for a Telegram user."""
+        return cls(user_id=user_id, name=name)
+
+    @classmethod
+    def computer(cls, name: str, ai: str) -> Seat:
+        """A seat for a computer player of kind ``ai`` shown as ``name``."""
+        return cls(user_id=None, name=name, ai=ai)
+
+
+def seats_to_json(seats: Sequence[Seat]) -> str:
+    """Encode seats as the JSON list of objects kept in the database."""
+    return json.dumps(
+        [{"user_id": s.user_id, "name": s.name, "ai": s.ai} for s in seats],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def seats_from_json(text: str) -> tuple[Seat, ...]:
+    """Decode seats written by :func:`seats_to_json`."""
+    items: list[dict[str, Any]] = json.loads(text)
+    return tuple(Seat(d["user_id"], d["name"], d.get("ai")) for d in items)
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    """A group (or private chat) the bot works in, and its settings."""
+
+    chat_id: int
+    language: str | None = None
+    default_rules: str | None = None
+    """Rules JSON new lobbies start from, or None for the bot's default."""
+    thread_id: int | None = None
+    """The forum topic the bot last worked in, if the group is a forum."""
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    """A Telegram user the bot has seen."""
+
+    user_id: int
+    name: str
+    language: str | None = None
+    can_message: bool = False
+    """Whether the user started a private chat with the bot (hands can be sent)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table: its lobby, its current game and where its messages are."""
+
+    table_id: int
+    chat_id: int
+    thread_id: int | None
+    status: TableStatus
+    creator_id: int | None
+    seats: tuple[Seat, ...]
+    rules: str
+    """Rules JSON (opaque to the store)."""
+    game_no: int
+    """1 for the table's first game, 2 for a rematch, ...; 0 while no game has started."""
+    seed: int | None
+    """Seed of the current game: with the action log it replays the game."""
+    game: str | None
+    """Game state JSON of the current (or last) game; None before the first game."""
+    version: int
+    """Bumped by every compare-and-set write; callback buttons carry it."""
+    moves: int
+    """Actions logged in the current game (the last action's sequence number)."""
+    group_message_id: int | None
+    hand_message_ids: tuple[int | None, ...]
+    """The private hand message of each seat, by seat index."""
+    deadline: float | None
+    """Unix time at which the table's timer fires, or None."""
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """What a successful action save wrote."""
+
+    version: int
+    """The table's new version."""
+    seq: int
+    """The action's sequence number within its game (1, 2, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRow:
+    """One line of the append-only action log."""
+
+    table_id: int
+    game_no: int
+    seq: int
+    seat: int | None
+    action: str
+    """Action JSON (opaque to the store)."""
+    at: float
+
+
+class ResultLike(Protocol):
+    """What :meth:`Outcome.from_result` reads from the engine's ``Result``."""
+
+    @property
+    def durak(self) -> int | None: ...
+    @property
+    def durak_team(self) -> tuple[int, ...] | None: ...
+    @property
+    def draw(self) -> bool: ...
+    @property
+    def pogony(self) -> bool: ...
+    @property
+    def finish_order(self) -> tuple[int, ...]: ...
+    @property
+    def points(self) -> tuple[int, ...]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended, as the series tallies count it."""
+
+    durak_seats: tuple[int, ...]
+    """The durak's seat, or every seat of the losing team; empty for a draw."""
+    draw: bool
+    pogony: bool
+    """The durak got pogony (counted for each seat in ``durak_seats``)."""
+    points: tuple[int, ...]
+    """Points per seat (win 2, draw 1, loss 0)."""
+    finish_order: tuple[int, ...] = ()
+
+    @classmethod
+    def from_result(cls, result: ResultLike) -> Outcome:
+        """Build from the engine's ``Result``."""
+        if result.durak_team:
+            durak_seats = tuple(result.durak_team)
+        elif result.durak is not None:
+            durak_seats = (result.durak,)
+        else:
+            durak_seats = ()
+        return cls(
+            durak_seats=durak_seats,
+            draw=bool(result.draw),
+            pogony=bool(result.pogony),
+            points=tuple(result.points),
+            finish_order=tuple(result.finish_order),
+        )
+
+    def to_json(self) -> str:
+        """The JSON kept with the finished game."""
+        return json.dumps(
+            {
+                "durak_seats": list(self.durak_seats),
+                "draw": self.draw,
+                "pogony": self.pogony,
+                "points": list(self.points),
+                "finish_order": list(self.finish_order),
+            },
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Outcome:
+        """Decode :meth:`to_json`."""
+        d: dict[str, Any] = json.loads(text)
+        return cls(
+            durak_seats=tuple(d["durak_seats"]),
+            draw=d["draw"],
+            pogony=d["pogony"],
+            points=tuple(d["points"]),
+            finish_order=tuple(d["finish_order"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game played at a table: enough to replay it with the action log."""
+
+    table_id: int
+    game_no: int
+    chat_id: int
+    seed: int
+    rules: str
+    seats: tuple[Seat, ...]
+    started_at: float
+    finished_at: float | None
+    outcome: Outcome | None
+    final_game: str | None
+    """The game state JSON at the end (None while running or if cancelled)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TallyRow:
+    """A player's series in one chat."""
+
+    chat_id: int
+    player: str
+    """``u:<user id>`` or ``ai:<name>``, as :attr:`Seat.player`."""
+    user_id: int | None
+    name: str
+    games: int
+    durak: int
+    pogony: int
+    draws: int
+    points: int
+    last_played: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGame:
+    """One finished game in a player's history."""
+
+    chat_id: int
+    table_id: int
+    game_no: int
+    seat: int
+    players: int
+    durak: bool
+    pogony: bool
+    draw: bool
+    points: int
+    finished_at: float

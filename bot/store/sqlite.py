@@ -1,0 +1,825 @@
+"""The SQLite store: one aiosqlite connection, one writer, WAL.
+
+Durability. The database runs in WAL mode with ``synchronous=NORMAL`` by default: a
+commit has been written into the WAL file (the operating system's page cache) before
+``COMMIT`` returns, so it survives any crash of the bot's process — an exception, an OOM
+kill, ``SIGKILL``, a container restart. Only a crash of the whole machine (power loss,
+kernel panic) can roll back the last transactions since the OS last flushed the WAL;
+even then the database stays consistent (the WAL is checksummed), never half-written.
+We choose NORMAL because the costly fsync on every move buys protection only against
+power loss and costs an order of magnitude in throughput on ordinary disks; an operator
+who wants every move on the platter passes ``synchronous="FULL"`` (``DURAK_DB_SYNCHRONOUS
+=FULL``), and every guarantee below still holds.
+
+One writer. aiosqlite runs every statement of a connection on one thread and shares one
+transaction among all coroutines using the connection, so an interleaved coroutine would
+see (or commit!) another's half-done work. Every database access therefore takes one
+``asyncio.Lock``. A write of several statements is one ``BEGIN IMMEDIATE … COMMIT``
+(rolled back on any error) that runs to its end even if the awaiting coroutine is
+cancelled. A write of one statement runs alone: SQLite makes a statement and the
+triggers it fires one atomic transaction. The hot path — saving an action — is such a
+statement: a compare-and-set ``UPDATE`` of the table row whose ``log_action`` trigger
+appends the log line, one round trip to the database thread instead of four.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, TypeVar
+
+import aiosqlite
+
+from bot.store.config import Synchronous
+from bot.store.errors import (
+    SchemaTooNewError,
+    StaleVersionError,
+    StoreError,
+    TableNotFoundError,
+    WrongStatusError,
+)
+from bot.store.migrations import LATEST_VERSION, migrate, schema_version
+from bot.store.models import (
+    DAY,
+    UNSET,
+    ActionRow,
+    ChatRow,
+    GameRecord,
+    Outcome,
+    PlayerGame,
+    Saved,
+    Seat,
+    StatsOrder,
+    TableRow,
+    TableStatus,
+    TallyRow,
+    Unset,
+    UserRow,
+    seats_from_json,
+    seats_to_json,
+)
+
+T = TypeVar("T")
+
+
+_TABLE_COLUMNS: Final = (
+    "table_id, chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, game, "
+    "version, moves, group_message_id, hand_message_ids, deadline, created_at, updated_at"
+)
+_GAME_COLUMNS: Final = (
+    "table_id, game_no, chat_id, seed, rules, seats, started_at, finished_at, outcome, final_game"
+)
+_TALLY_COLUMNS: Final = (
+    "t.chat_id, t.player, t.user_id, coalesce(u.name, t.name), t.games, t.durak, t.pogony, "
+    "t.draws, t.points, t.last_played"
+)
+_STATS_ORDER: Final[dict[str, str]] = {
+    "points": "t.points DESC, t.durak ASC, t.games DESC, t.player",
+    "durak": "t.durak DESC, t.pogony DESC, t.games DESC, t.player",
+    "games": "t.games DESC, t.points DESC, t.player",
+    "recent": "t.last_played DESC, t.player",
+}
+
+
+def _table_row(r: Sequence[Any]) -> TableRow:
+    return TableRow(
+        table_id=r[0],
+        chat_id=r[1],
+        thread_id=r[2],
+        status=TableStatus(r[3]),
+        creator_id=r[4],
+        seats=seats_from_json(r[5]),
+        rules=r[6],
+        game_no=r[7],
+        seed=r[8],
+        game=r[9],
+        version=r[10],
+        moves=r[11],
+        group_message_id=r[12],
+        hand_message_ids=tuple(json.loads(r[13])),
+        deadline=r[14],
+        created_at=r[15],
+        updated_at=r[16],
+    )
+
+
+def _game_record(r: Sequence[Any]) -> GameRecord:
+    return GameRecord(
+        table_id=r[0],
+        game_no=r[1],
+        chat_id=r[2],
+        seed=r[3],
+        rules=r[4],
+        seats=seats_from_json(r[5]),
+        started_at=r[6],
+        finished_at=r[7],
+        outcome=None if r[8] is None else Outcome.from_json(r[8]),
+        final_game=r[9],
+    )
+
+
+def _tally_row(r: Sequence[Any]) -> TallyRow:
+    return TallyRow(
+        chat_id=r[0],
+        player=r[1],
+        user_id=r[2],
+        name=r[3],
+        games=r[4],
+        durak=r[5],
+        pogony=r[6],
+        draws=r[7],
+        points=r[8],
+        last_played=r[9],
+    )
+
+
+class Opening:
+    """``await SqliteStore.open(...)`` or ``async with SqliteStore.open(...) as store``."""
+
+    def __init__(self, opener: Callable[[], Awaitable[SqliteStore]]) -> None:
+        self._opener = opener
+        self._store: SqliteStore | None = None
+
+    def __await__(self) -> Generator[Any, None, SqliteStore]:
+        return self._opener().__await__()
+
+    async def __aenter__(self) -> SqliteStore:
+        self._store = await self._opener()
+        return self._store
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._store is not None:
+            await self._store.close()
+
+
+class SqliteStore:
+    """Everything the bot keeps, in one SQLite file. Open with :meth:`open`."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
+        """Use :meth:`open`; this only wraps a connection that is already set up."""
+        self._db = conn
+        self._path = path
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._closed = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: Synchronous = "NORMAL",
+        busy_timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> Opening:
+        """Open (creating or upgrading) the database at ``path``.
+
+        Sets WAL, ``synchronous`` and a busy timeout of ``busy_timeout`` seconds, then runs
+        the pending migrations. Raises :class:`SchemaTooNewError` for a database from a
+        newer bot. ``clock`` gives Unix time (tests pass a fake one).
+        """
+
+        async def opener() -> SqliteStore:
+            return await cls._open(Path(path), synchronous, busy_timeout, clock)
+
+        return Opening(opener)
+
+    @classmethod
+    async def _open(
+        cls,
+        path: Path,
+        synchronous: Synchronous,
+        busy_timeout: float,
+        clock: Callable[[], float],
+    ) -> SqliteStore:
+        if synchronous not in ("NORMAL", "FULL"):
+            raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await conn.execute_fetchall(f"PRAGMA busy_timeout = {int(busy_timeout * 1000):d}")
+            # Refuse a newer schema before changing anything in the file.
+            found = await schema_version(conn)
+            if found > LATEST_VERSION:
+                raise SchemaTooNewError(str(path), found, LATEST_VERSION)
+            mode = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
+            if str(mode[0][0]).lower() != "wal":
+                raise StoreError(f"cannot put {str(path)!r} in WAL mode (got {mode[0][0]!r})")
+            await conn.execute_fetchall(f"PRAGMA synchronous = {synchronous}")
+            await migrate(conn, str(path))
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, str(path), clock)
+
+    async def close(self) -> None:
+        """Wait for the running write, then close the connection. Idempotent."""
+        if self._closed:
+            return
+        async with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            with suppress(sqlite3.Error):
+                await self._db.execute_fetchall("PRAGMA optimize")
+            await self._db.close()
+
+    async def __aenter__(self) -> SqliteStore:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    async def schema_version(self) -> int:
+        """The schema version of the open database."""
+        async with self._lock:
+            return await schema_version(self._db)
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """One read, never interleaved with a write transaction."""
+        async with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            return list(await self._db.execute_fetchall(sql, params))
+
+    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        """Run ``body`` in one ``BEGIN IMMEDIATE … COMMIT`` under the writer lock.
+
+        The transaction runs in its own task: cancelling the caller does not cut it
+        short, so the connection is never left inside a half-finished transaction.
+        """
+        task = asyncio.ensure_future(self._transaction(body))
+        task.add_done_callback(_retrieve)
+        return await asyncio.shield(task)
+
+    async def _transaction(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        async with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            db = self._db
+            await db.execute_fetchall("BEGIN IMMEDIATE")
+            try:
+                result = await body(db)
+                await db.execute_fetchall("COMMIT")
+            except BaseException:
+                with suppress(sqlite3.Error):
+                    await db.execute_fetchall("ROLLBACK")
+                raise
+            return result
+
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """One write statement, which SQLite runs (with its triggers) as one atomic
+        transaction of its own: a single round trip to the database thread."""
+        async with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            return list(await self._db.execute_fetchall(sql, params))
+
+    async def _cas_one(
+        self,
+        sql: str,
+        params: Sequence[Any],
+        table_id: int,
+        expected: int,
+        wanted: tuple[TableStatus, ...],
+    ) -> Any:
+        """Run a single-statement compare-and-set ``UPDATE … RETURNING``; its first row,
+        or the reason it matched nothing, raised."""
+        async with self._lock:
+            if self._closed:
+                raise StoreError("the store is closed")
+            rows = list(await self._db.execute_fetchall(sql, params))
+            if not rows:
+                raise await self._refusal(self._db, table_id, expected, wanted)
+            return rows[0]
+
+    @staticmethod
+    async def _refusal(
+        db: aiosqlite.Connection, table_id: int, expected: int, wanted: tuple[TableStatus, ...]
+    ) -> StoreError:
+        """Why a compare-and-set update matched no row."""
+        rows = list(
+            await db.execute_fetchall(
+                "SELECT version, status FROM tables WHERE table_id = ?", (table_id,)
+            )
+        )
+        if not rows:
+            return TableNotFoundError(table_id)
+        version, status = rows[0]
+        if version != expected:
+            return StaleVersionError(table_id, expected, version)
+        return WrongStatusError(table_id, status, tuple(s.value for s in wanted))
+
+    # ------------------------------------------------------------------ chats and users
+
+    async def get_chat(self, chat_id: int) -> ChatRow | None:
+        """The chat's settings, or None if the bot never saved any."""
+        rows = await self._fetch(
+            "SELECT chat_id, language, default_rules, thread_id FROM chats WHERE chat_id = ?",
+            (chat_id,),
+        )
+        return ChatRow(*rows[0]) if rows else None
+
+    async def save_chat(self, chat: ChatRow) -> None:
+        """Insert or replace the chat's settings."""
+        await self._write_one(
+            "INSERT INTO chats (chat_id, language, default_rules, thread_id, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
+            "language = excluded.language, default_rules = excluded.default_rules, "
+            "thread_id = excluded.thread_id, updated_at = excluded.updated_at",
+            (chat.chat_id, chat.language, chat.default_rules, chat.thread_id, self._clock()),
+        )
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Move everything of a group to its new id (a group upgraded to a supergroup).
+
+        Tables, games and history follow; tallies are added to any the new id already
+        has; the new id's own settings win over the old ones. One transaction.
+        """
+        if old_chat_id == new_chat_id:
+            return
+        now = self._clock()
+        old, new = old_chat_id, new_chat_id
+
+        async def body(db: aiosqlite.Connection) -> None:
+            await db.execute_fetchall(
+                "INSERT INTO chats (chat_id, language, default_rules, thread_id, updated_at) "
+                "SELECT ?, language, default_rules, thread_id, ? FROM chats WHERE chat_id = ? "
+                "ON CONFLICT (chat_id) DO UPDATE SET "
+                "language = coalesce(chats.language, excluded.language), "
+                "default_rules = coalesce(chats.default_rules, excluded.default_rules), "
+                "thread_id = coalesce(chats.thread_id, excluded.thread_id), "
+                "updated_at = excluded.updated_at",
+                (new, now, old),
+            )
+            await db.execute_fetchall("DELETE FROM chats WHERE chat_id = ?", (old,))
+            for table in ("tables", "games", "game_players"):
+                await db.execute_fetchall(
+                    f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old)
+                )
+            await db.execute_fetchall(
+                "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
+                "draws, points, last_played) "
+                "SELECT ?, player, user_id, name, games, durak, pogony, draws, points, "
+                "last_played FROM tallies WHERE chat_id = ? "
+                "ON CONFLICT (chat_id, player) DO UPDATE SET "
+                "games = tallies.games + excluded.games, "
+                "durak = tallies.durak + excluded.durak, "
+                "pogony = tallies.pogony + excluded.pogony, "
+                "draws = tallies.draws + excluded.draws, "
+                "points = tallies.points + excluded.points, "
+                "last_played = max(coalesce(tallies.last_played, excluded.last_played), "
+                "coalesce(excluded.last_played, tallies.last_played))",
+                (new, old),
+            )
+            await db.execute_fetchall("DELETE FROM tallies WHERE chat_id = ?", (old,))
+
+        await self._write(body)
+
+    async def get_user(self, user_id: int) -> UserRow | None:
+        """The user, or None if never seen."""
+        rows = await self._fetch(
+            "SELECT user_id, name, language, can_message FROM users WHERE user_id = ?",
+            (user_id,),
+        )
+        if not rows:
+            return None
+        r = rows[0]
+        return UserRow(r[0], r[1], r[2], bool(r[3]))
+
+    async def get_users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
+        """The known users among ``user_ids``, by id."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._fetch(
+            f"SELECT user_id, name, language, can_message FROM users WHERE user_id IN ({marks})",
+            ids,
+        )
+        return {r[0]: UserRow(r[0], r[1], r[2], bool(r[3])) for r in rows}
+
+    async def save_user(self, user: UserRow) -> None:
+        """Insert or replace the user."""
+        await self._write_one(
+            "INSERT INTO users (user_id, name, language, can_message, updated_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
+            "name = excluded.name, language = excluded.language, "
+            "can_message = excluded.can_message, updated_at = excluded.updated_at",
+            (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
+        )
+
+    async def set_can_message(self, user_id: int, can_message: bool) -> None:
+        """Record whether the bot may message the user (e.g. after /start, or a 403)."""
+        rows = await self._write_one(
+            "UPDATE users SET can_message = ?, updated_at = ? WHERE user_id = ? RETURNING user_id",
+            (int(can_message), self._clock(), user_id),
+        )
+        if not rows:
+            raise StoreError(f"user {user_id} is unknown; save_user first")
+
+    # ------------------------------------------------------------------ tables
+
+    async def create_table(
+        self,
+        chat_id: int,
+        *,
+        rules: str,
+        thread_id: int | None = None,
+        creator_id: int | None = None,
+        seats: Sequence[Seat] = (),
+    ) -> TableRow:
+        """Open a lobby (version 0) and return it with its new id."""
+        now = self._clock()
+        rows = await self._write_one(
+            "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
+            "created_at, updated_at) VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?) "
+            f"RETURNING {_TABLE_COLUMNS}",
+            (chat_id, thread_id, creator_id, seats_to_json(seats), rules, now, now),
+        )
+        return _table_row(rows[0])
+
+    async def get_table(self, table_id: int) -> TableRow | None:
+        """The table, or None."""
+        rows = await self._fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
+        )
+        return _table_row(rows[0]) if rows else None
+
+    async def running_tables(self) -> list[TableRow]:
+        """Every table with a game in progress, by id: what start-up loads."""
+        rows = await self._fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing' ORDER BY table_id"
+        )
+        return [_table_row(r) for r in rows]
+
+    async def chat_tables(
+        self,
+        chat_id: int,
+        statuses: Iterable[TableStatus] = (TableStatus.LOBBY, TableStatus.PLAYING),
+    ) -> list[TableRow]:
+        """The chat's tables in the given statuses (default: open lobbies and games), by id."""
+        wanted = [TableStatus(s).value for s in statuses]
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        rows = await self._fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE chat_id = ? AND status IN ({marks}) "
+            "ORDER BY table_id",
+            (chat_id, *wanted),
+        )
+        return [_table_row(r) for r in rows]
+
+    async def update_lobby(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        seats: Sequence[Seat] | Unset = UNSET,
+        rules: str | Unset = UNSET,
+        thread_id: int | Unset | None = UNSET,
+    ) -> int:
+        """Change a lobby's (or a finished table's) seats or rules, compare-and-set.
+
+        Returns the new version; raises :class:`StaleVersionError` if the table is not
+        at ``expected_version``.
+        """
+        sets = ["version = version + 1", "updated_at = ?"]
+        params: list[Any] = [self._clock()]
+        if not isinstance(seats, Unset):
+            sets.append("seats = ?")
+            params.append(seats_to_json(seats))
+        if not isinstance(rules, Unset):
+            sets.append("rules = ?")
+            params.append(rules)
+        if not isinstance(thread_id, Unset):
+            sets.append("thread_id = ?")
+            params.append(thread_id)
+        row = await self._cas_one(
+            f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ? AND version = ? "
+            "AND status IN ('lobby', 'finished') RETURNING version",
+            (*params, table_id, expected_version),
+            table_id,
+            expected_version,
+            (TableStatus.LOBBY, TableStatus.FINISHED),
+        )
+        return int(row[0])
+
+    async def start_game(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        seed: int,
+        game: str,
+        deadline: float | None = None,
+    ) -> TableRow:
+        """Start the table's next game from a lobby or a finished table, compare-and-set.
+
+        Records the game (its seed, rules and seats, so that it can be replayed) and
+        returns the table, now ``playing`` with ``game_no`` one higher and no moves.
+        """
+        now = self._clock()
+        wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
+
+        async def body(db: aiosqlite.Connection) -> TableRow:
+            rows = list(
+                await db.execute_fetchall(
+                    "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = ?, "
+                    "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ? "
+                    "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'finished') "
+                    f"RETURNING {_TABLE_COLUMNS}",
+                    (seed, game, deadline, now, table_id, expected_version),
+                )
+            )
+            if not rows:
+                raise await self._refusal(db, table_id, expected_version, wanted)
+            table = _table_row(rows[0])
+            await db.execute_fetchall(
+                "INSERT INTO games (table_id, game_no, chat_id, seed, rules, seats, started_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    table_id,
+                    table.game_no,
+                    table.chat_id,
+                    seed,
+                    table.rules,
+                    seats_to_json(table.seats),
+                    now,
+                ),
+            )
+            return table
+
+        return await self._write(body)
+
+    async def save_action(
+        self,
+        table_id: int,
+        expected_version: int,
+        *,
+        game: str,
+        action: str,
+        seat: int | None,
+        deadline: float | None = None,
+        outcome: Outcome | None = None,
+    ) -> Saved:
+        """Save one applied action: the new state and its log line, in one transaction.
+
+        Compare-and-set: the table must be ``playing`` at ``expected_version``, else
+        nothing is written and :class:`StaleVersionError` (or :class:`WrongStatusError`,
+        :class:`TableNotFoundError`) is raised. ``deadline`` replaces the table's timer.
+        With an ``outcome`` the game ends in the same transaction: the table becomes
+        ``finished``, the game's result and final state are kept, and every seat's series
+        tally is counted — so a finished game is never without its tally, nor counted
+        twice.
+        """
+        now = self._clock()
+        wanted = (TableStatus.PLAYING,)
+        if outcome is None:
+            # The hot path: one statement; the log_action trigger appends the log line.
+            row = await self._cas_one(
+                "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
+                "last_seat = ?, last_action = ?, deadline = ?, updated_at = ? "
+                "WHERE table_id = ? AND version = ? AND status = 'playing' "
+                "RETURNING version, moves",
+                (game, seat, action, deadline, now, table_id, expected_version),
+                table_id,
+                expected_version,
+                wanted,
+            )
+            return Saved(row[0], row[1])
+
+        done = outcome
+
+        async def finish(db: aiosqlite.Connection) -> Saved:
+            rows = list(
+                await db.execute_fetchall(
+                    "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
+                    "last_seat = ?, last_action = ?, status = 'finished', deadline = NULL, "
+                    "updated_at = ? WHERE table_id = ? AND version = ? AND status = 'playing' "
+                    "RETURNING version, moves, game_no, chat_id, seats",
+                    (game, seat, action, now, table_id, expected_version),
+                )
+            )
+            if not rows:
+                raise await self._refusal(db, table_id, expected_version, wanted)
+            version, seq, game_no, chat_id, seats_json = rows[0]
+            seats = seats_from_json(seats_json)
+            _check_outcome(done, len(seats))
+            await db.execute_fetchall(
+                "UPDATE games SET finished_at = ?, outcome = ?, final_game = ? "
+                "WHERE table_id = ? AND game_no = ?",
+                (now, done.to_json(), game, table_id, game_no),
+            )
+            players = len(seats)
+            per_seat = []
+            for i, s in enumerate(seats):
+                lost = i in done.durak_seats
+                d, p, dr, pt = int(lost), int(lost and done.pogony), int(done.draw), done.points[i]
+                per_seat.append((i, s, d, p, dr, pt))
+            await db.executemany(
+                "INSERT INTO game_players (table_id, game_no, seat, chat_id, player, user_id, "
+                "players, durak, pogony, draw, points, finished_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (table_id, game_no, i, chat_id, s.player, s.user_id, players, d, p, dr, pt, now)
+                    for i, s, d, p, dr, pt in per_seat
+                ],
+            )
+            await db.executemany(
+                "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
+                "draws, points, last_played) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (chat_id, player) DO UPDATE SET "
+                "user_id = excluded.user_id, name = excluded.name, games = games + 1, "
+                "durak = durak + excluded.durak, pogony = pogony + excluded.pogony, "
+                "draws = draws + excluded.draws, points = points + excluded.points, "
+                "last_played = excluded.last_played",
+                [
+                    (chat_id, s.player, s.user_id, s.name, d, p, dr, pt, now)
+                    for _, s, d, p, dr, pt in per_seat
+                ],
+            )
+            return Saved(version, seq)
+
+        return await self._write(finish)
+
+    async def cancel_table(self, table_id: int, expected_version: int) -> int:
+        """Close a lobby or stop a running game without a result; compare-and-set.
+
+        No tally is counted. Returns the new version.
+        """
+        now = self._clock()
+        wanted = (TableStatus.LOBBY, TableStatus.PLAYING)
+
+        async def body(db: aiosqlite.Connection) -> int:
+            rows = list(
+                await db.execute_fetchall(
+                    "UPDATE tables SET status = 'cancelled', version = version + 1, "
+                    "deadline = NULL, updated_at = ? "
+                    "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'playing') "
+                    "RETURNING version, game_no, game",
+                    (now, table_id, expected_version),
+                )
+            )
+            if not rows:
+                raise await self._refusal(db, table_id, expected_version, wanted)
+            version, game_no, game = rows[0]
+            await db.execute_fetchall(
+                "UPDATE games SET finished_at = ?, final_game = ? "
+                "WHERE table_id = ? AND game_no = ? AND finished_at IS NULL",
+                (now, game, table_id, game_no),
+            )
+            return int(version)
+
+        return await self._write(body)
+
+    async def set_messages(
+        self,
+        table_id: int,
+        *,
+        group_message_id: int | Unset | None = UNSET,
+        hand_message_ids: Sequence[int | None] | Unset = UNSET,
+    ) -> None:
+        """Record the table's group message and the hand message of each seat.
+
+        Not versioned: message ids are bookkeeping, not game state.
+        """
+        sets = ["updated_at = ?"]
+        params: list[Any] = [self._clock()]
+        if not isinstance(group_message_id, Unset):
+            sets.append("group_message_id = ?")
+            params.append(group_message_id)
+        if not isinstance(hand_message_ids, Unset):
+            sets.append("hand_message_ids = ?")
+            params.append(json.dumps(list(hand_message_ids)))
+        await self._update_unversioned(table_id, sets, params)
+
+    async def set_deadline(self, table_id: int, deadline: float | None) -> None:
+        """Set (or clear, with None) the table's timer. Not versioned."""
+        await self._update_unversioned(
+            table_id, ["deadline = ?", "updated_at = ?"], [deadline, self._clock()]
+        )
+
+    async def _update_unversioned(self, table_id: int, sets: list[str], params: list[Any]) -> None:
+        rows = await self._write_one(
+            f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ? RETURNING table_id",
+            (*params, table_id),
+        )
+        if not rows:
+            raise TableNotFoundError(table_id)
+
+    async def purge_stale_lobbies(self, max_age: float = DAY) -> list[TableRow]:
+        """Remove lobbies opened more than ``max_age`` seconds ago and never started.
+
+        Returns the removed tables (so their lobby messages can be edited).
+        """
+        rows = await self._write_one(
+            "DELETE FROM tables WHERE status = 'lobby' AND game_no = 0 "
+            f"AND created_at < ? RETURNING {_TABLE_COLUMNS}",
+            (self._clock() - max_age,),
+        )
+        return sorted((_table_row(r) for r in rows), key=lambda t: t.table_id)
+
+    # ------------------------------------------------------------------ games and history
+
+    async def game_log(self, table_id: int, game_no: int) -> list[ActionRow]:
+        """The game's actions in order (sequence 1, 2, ...)."""
+        rows = await self._fetch(
+            "SELECT table_id, game_no, seq, seat, action, at FROM actions "
+            "WHERE table_id = ? AND game_no = ? ORDER BY seq",
+            (table_id, game_no),
+        )
+        return [ActionRow(*r) for r in rows]
+
+    async def game_record(self, table_id: int, game_no: int) -> GameRecord | None:
+        """One game of a table: seed, rules, seats and (once over) outcome and final state."""
+        rows = await self._fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE table_id = ? AND game_no = ?",
+            (table_id, game_no),
+        )
+        return _game_record(rows[0]) if rows else None
+
+    async def chat_games(self, chat_id: int, *, finished_only: bool = True) -> list[GameRecord]:
+        """The chat's games (by default only those with a result), oldest first."""
+        where = " AND outcome IS NOT NULL" if finished_only else ""
+        rows = await self._fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ?{where} "
+            "ORDER BY started_at, table_id, game_no",
+            (chat_id,),
+        )
+        return [_game_record(r) for r in rows]
+
+    async def chat_stats(self, chat_id: int, by: StatsOrder = "points") -> list[TallyRow]:
+        """The chat's series, one row per player, sorted ``by`` points (most first),
+        durak (most first), games or recent play."""
+        order = _STATS_ORDER[by]
+        rows = await self._fetch(
+            f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
+            f"ON u.user_id = t.user_id WHERE t.chat_id = ? ORDER BY {order}",
+            (chat_id,),
+        )
+        return [_tally_row(r) for r in rows]
+
+    async def player_tallies(self, user_id: int) -> list[TallyRow]:
+        """The user's series in every chat, most recently played first."""
+        rows = await self._fetch(
+            f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
+            "ON u.user_id = t.user_id WHERE t.player = ? "
+            "ORDER BY t.last_played DESC, t.chat_id",
+            (f"u:{user_id}",),
+        )
+        return [_tally_row(r) for r in rows]
+
+    async def player_history(self, user_id: int, limit: int = 20) -> list[PlayerGame]:
+        """The user's last ``limit`` finished games across all chats, newest first."""
+        rows = await self._fetch(
+            "SELECT chat_id, table_id, game_no, seat, players, durak, pogony, draw, points, "
+            "finished_at FROM game_players WHERE user_id = ? "
+            "ORDER BY finished_at DESC, table_id DESC, game_no DESC LIMIT ?",
+            (user_id, limit),
+        )
+        return [
+            PlayerGame(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), bool(r[7]), r[8], r[9])
+            for r in rows
+        ]
+
+
+def _check_outcome(outcome: Outcome, players: int) -> None:
+    if len(outcome.points) != players:
+        raise ValueError(f"outcome has {len(outcome.points)} points for {players} seats")
+    if any(not 0 <= s < players for s in outcome.durak_seats):
+        raise ValueError(f"durak seats {outcome.durak_seats} out of range for {players} seats")
+    if outcome.draw and outcome.durak_seats:
+        raise ValueError("a draw has no durak")
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a shielded transaction's exception as seen if its caller was cancelled."""
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,91 @@
+"""Bot API errors as Telegram words them, raised by method handlers and served as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MESSAGE_NOT_MODIFIED = (
+    "message is not modified: specified new message content and reply markup are exactly "
+    "the same as a current content and reply markup of the message"
+)
+QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
+CHAT_NOT_FOUND = "chat not found"
+MESSAGE_TO_EDIT_NOT_FOUND = "message to edit not found"
+MESSAGE_TO_DELETE_NOT_FOUND = "message to delete not found"
+MESSAGE_TOO_LONG = "message is too long"
+MESSAGE_TEXT_EMPTY = "message text is empty"
+BUTTON_DATA_INVALID = "BUTTON_DATA_INVALID"
+REPLY_MARKUP_TOO_LONG = "reply markup is too long"
+THREAD_NOT_FOUND = "message thread not found"
+GROUP_UPGRADED = "group chat was upgraded to a supergroup chat"
+CANT_INITIATE = "bot can't initiate conversation with a user"
+BLOCKED_BY_USER = "bot was blocked by the user"
+GET_UPDATES_CONFLICT = (
+    "terminated by other getUpdates request; make sure that only one bot instance is running"
+)
+WEBHOOK_CONFLICT = (
+    "can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+    "the webhook first"
+)
+
+
+class ApiError(Exception):
+    """One failed Bot API call: HTTP status, Telegram's description, optional parameters."""
+
+    def __init__(
+        self, error_code: int, description: str, parameters: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(description)
+        self.error_code = error_code
+        self.description = description
+        self.parameters = parameters
+
+    def to_json(self) -> dict[str, Any]:
+        """The response body Telegram would send."""
+        body: dict[str, Any] = {
+            "ok": False,
+            "error_code": self.error_code,
+            "description": self.description,
+        }
+        if self.parameters:
+            body["parameters"] = self.parameters
+        return body
+
+
+def bad_request(text: str) -> ApiError:
+    """400 "Bad Request: <text>"."""
+    return ApiError(400, f"Bad Request: {text}")
+
+
+def forbidden(text: str) -> ApiError:
+    """403 "Forbidden: <text>"."""
+    return ApiError(403, f"Forbidden: {text}")
+
+
+def too_many_requests(retry_after: int) -> ApiError:
+    """429 with parameters.retry_after, which PTB raises as RetryAfter."""
+    return ApiError(
+        429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after}
+    )
+
+
+def chat_migrated(new_chat_id: int) -> ApiError:
+    """400 with parameters.migrate_to_chat_id, which PTB raises as ChatMigrated."""
+    return ApiError(
+        400, f"Bad Request: {GROUP_UPGRADED}", {"migrate_to_chat_id": new_chat_id}
+    )
+
+
+def not_found() -> ApiError:
+    """404 for an unknown method (or a malformed token)."""
+    return ApiError(404, "Not Found")
+
+
+def unauthorized() -> ApiError:
+    """401 for a well-formed but wrong token."""
+    return ApiError(401, "Unauthorized")
+
+
+def conflict(text: str) -> ApiError:
+    """409 "Conflict: <text>"."""
+    return ApiError(409, f"Conflict: {text}")

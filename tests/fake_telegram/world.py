@@ -1,0 +1,231 @@
+"""The state the fake server keeps: users, chats, messages, updates, calls, settings."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .models import (
+    GROUP,
+    MEMBER,
+    PRIVATE,
+    SUPERGROUP,
+    ApiCall,
+    FakeChat,
+    FakeMessage,
+    FakeUser,
+    Press,
+    member_to_api,
+)
+from .updates import Notifier, UpdateQueue
+
+#: What a test may pass where a chat is meant: the chat, or its id.
+ChatRef = FakeChat | int
+#: What a test may pass where a user is meant: the user, or his id.
+UserRef = FakeUser | int
+
+
+@dataclass
+class WebhookConfig:
+    """What setWebhook stored."""
+
+    url: str
+    secret_token: str | None = None
+    max_connections: int = 40
+    allowed_updates: list[str] | None = None
+    ip_address: str | None = None
+    last_error_date: int | None = None
+    last_error_message: str | None = None
+    delivered: int = 0
+
+
+class World:
+    """Everything the fake Telegram knows; shared by the Bot API and the simulation."""
+
+    def __init__(self, bot: FakeUser, clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        self.clock = clock
+        self.started_at = clock()
+        self.notifier = Notifier()
+        self.queue = UpdateQueue(notifier=self.notifier)
+        self.users: dict[int, FakeUser] = {bot.id: bot}
+        self.chats: dict[int, FakeChat] = {}
+        self.calls: list[ApiCall] = []
+        self.queries: dict[str, Press] = {}
+        self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        #: setMyDescription, setMyShortDescription, setMyName: (kind, language) -> value.
+        self.bot_texts: dict[tuple[str, str], str] = {}
+        self.webhook: WebhookConfig | None = None
+        #: Telegram's group privacy mode: in groups where the bot is not an admin it gets
+        #: only commands, replies to its messages and mentions of it.
+        self.privacy_mode = True
+        #: Seconds after which a callback query can no longer be answered.
+        self.callback_ttl = 15.0
+        self._next_user_id = 7_000_000_001
+        self._next_group_id = 4_100_000_001
+        self._next_supergroup_id = 1_002_000_000_001
+        self._next_query = 5_000_000_000_000_000_001
+
+    # ---- ids and time ------------------------------------------------------------
+
+    def now(self) -> int:
+        """Unix time for message dates."""
+        return int(time.time())
+
+    def elapsed(self) -> float:
+        """Seconds since the server was made (the time of recorded calls)."""
+        return self.clock() - self.started_at
+
+    def new_user_id(self) -> int:
+        """A fresh positive user id."""
+        while self._next_user_id in self.users:
+            self._next_user_id += 1
+        uid = self._next_user_id
+        self._next_user_id += 1
+        return uid
+
+    def new_group_id(self, supergroup: bool) -> int:
+        """A fresh negative chat id (supergroups get the -100... form)."""
+        if supergroup:
+            cid = -self._next_supergroup_id
+            self._next_supergroup_id += 1
+        else:
+            cid = -self._next_group_id
+            self._next_group_id += 1
+        return cid
+
+    def new_query_id(self) -> str:
+        """A fresh callback query id."""
+        qid = str(self._next_query)
+        self._next_query += 7919
+        return qid
+
+    # ---- look-ups ----------------------------------------------------------------
+
+    def find_chat(self, ref: int | str) -> FakeChat | None:
+        """A chat by id or "@username" (None if unknown)."""
+        if isinstance(ref, int):
+            return self.chats.get(ref)
+        if ref.startswith("@"):
+            name = ref[1:].lower()
+            for chat in self.chats.values():
+                if chat.username and chat.username.lower() == name and chat.type != PRIVATE:
+                    return chat
+            return None
+        try:
+            return self.chats.get(int(ref))
+        except ValueError:
+            return None
+
+    def chat(self, ref: ChatRef) -> FakeChat:
+        """A chat by object or id (KeyError if unknown)."""
+        if isinstance(ref, FakeChat):
+            return ref
+        chat = self.chats.get(ref)
+        if chat is None:
+            raise KeyError(f"no chat {ref}")
+        return chat
+
+    def user(self, ref: UserRef) -> FakeUser:
+        """A user by object or id (KeyError if unknown)."""
+        if isinstance(ref, FakeUser):
+            return ref
+        user = self.users.get(ref)
+        if user is None:
+            raise KeyError(f"no user {ref}")
+        return user
+
+    def private_chat(self, user: UserRef) -> FakeChat:
+        """The private chat between a user and the bot."""
+        return self.chat(self.user(user).id)
+
+    # ---- making things -----------------------------------------------------------
+
+    def add_user(self, user: FakeUser) -> FakeUser:
+        """Register a user and the (not yet started) private chat with him."""
+        if user.id in self.users:
+            raise ValueError(f"user id {user.id} is taken")
+        self.users[user.id] = user
+        self.chats[user.id] = FakeChat(id=user.id, type=PRIVATE, user=user)
+        self.notifier.notify()
+        return user
+
+    def add_group(
+        self,
+        title: str,
+        *,
+        supergroup: bool,
+        forum: bool = False,
+        username: str | None = None,
+        chat_id: int | None = None,
+    ) -> FakeChat:
+        """Register an empty group or supergroup."""
+        cid = chat_id if chat_id is not None else self.new_group_id(supergroup)
+        if cid in self.chats:
+            raise ValueError(f"chat id {cid} is taken")
+        chat = FakeChat(
+            id=cid,
+            type=SUPERGROUP if supergroup else GROUP,
+            title=title,
+            username=username,
+            is_forum=forum,
+            bot_status=MEMBER,
+        )
+        self.chats[cid] = chat
+        self.notifier.notify()
+        return chat
+
+    def add_message(
+        self,
+        chat: FakeChat,
+        sender: FakeUser,
+        *,
+        text: str | None = None,
+        parse_mode: str | None = None,
+        plain_text: str | None = None,
+        entities: list[dict[str, Any]] | None = None,
+        reply_markup: dict[str, Any] | None = None,
+        thread_id: int | None = None,
+        reply_to: int | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> FakeMessage:
+        """Append a message to a chat's history with the chat's next id."""
+        message = FakeMessage(
+            chat=chat,
+            message_id=chat.next_message_id,
+            sender=sender,
+            date=self.now(),
+            text=text,
+            parse_mode=parse_mode,
+            plain_text=plain_text if plain_text is not None else text,
+            entities=list(entities or []),
+            reply_markup=reply_markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+            extra=dict(extra or {}),
+        )
+        chat.next_message_id += 1
+        chat.messages[message.message_id] = message
+        self.notifier.notify()
+        return message
+
+    def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Queue an update for the bot."""
+        return self.queue.push(kind, payload)
+
+    def my_chat_member(
+        self, chat: FakeChat, actor: FakeUser, old: str, new: str
+    ) -> dict[str, Any]:
+        """Queue a my_chat_member update (the bot's status in ``chat`` changed)."""
+        return self.emit(
+            "my_chat_member",
+            {
+                "chat": chat.to_api(),
+                "from": actor.to_api(),
+                "date": self.now(),
+                "old_chat_member": member_to_api(self.bot, old),
+                "new_chat_member": member_to_api(self.bot, new),
+            },
+        )
