@@ -762,11 +762,12 @@ class Game:
         seat, card = action
         if not self.rules.proezdnoy:
             raise IllegalAction("transfer_not_allowed", "these rules have no proezdnoy")
+        if self.phase == BOUT and seat == self.defender and type(card) is Card:
+            if (card & 3) != self.trump:
+                raise IllegalAction("not_a_trump", f"{card} is not a trump")
+            if card in self.shown:
+                raise IllegalAction("already_shown", f"{card} was shown already this game")
         self._check_transfer(seat, card, show=True)
-        if (card & 3) != self.trump:
-            raise IllegalAction("not_a_trump", f"{card} is not a trump")
-        if card in self.shown:
-            raise IllegalAction("already_shown", f"{card} was shown already this game")
         self.shown.add(card)
         target = self._pass_attack(seat)
         events.append(TrumpShown(seat, card, target))
