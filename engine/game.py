@@ -80,13 +80,20 @@ class Game:
 
     __slots__ = (
         "_beats",
+        "_bout_cache",
+        "_capv",
+        "_clockwise",
         "_emptied",
         "_fbl",
+        "_instant",
         "_last_bout",
+        "_multi",
         "_pend",
         "_ranks",
         "_team",
+        "_throw_ins",
         "_throwers",
+        "_transfers",
         "att",
         "attacker",
         "bouts",
@@ -145,8 +152,15 @@ class Game:
     _throwers: tuple[int, ...]
     _emptied: list[int]
     _fbl: int | None
-    _last_bout: tuple[int, tuple[Card, ...]] | None
+    _last_bout: tuple[int, Sequence[Card]] | None
     _pend: list[int] | None
+    _capv: int
+    _bout_cache: dict[int, tuple[int, tuple[int, ...]]]
+    _throw_ins: bool
+    _clockwise: bool
+    _transfers: bool
+    _instant: bool
+    _multi: bool
 
     # ------------------------------------------------------------------ construction
 
@@ -294,6 +308,8 @@ class Game:
     ) -> Game:
         g = cls.__new__(cls)
         n = len(hands)
+        for hand in hands:
+            hand.sort()
         g.rules = rules
         g.n = n
         g.seed = seed
@@ -322,6 +338,7 @@ class Game:
         g._emptied = [-1] * n
         g._last_bout = None
         g._pend = None
+        g._init_derived()
         if first_attacker is None:
             first_attacker = g._choose_first_attacker(previous)
         elif not 0 <= first_attacker < n:
@@ -339,6 +356,18 @@ class Game:
                 first_attacker = g._next_active(first_attacker)
             g._start_bout(first_attacker)
         return g
+
+    def _init_derived(self) -> None:
+        """Set the fields derived from the rules (flags read on every step)."""
+        rules = self.rules
+        self._throw_ins = rules.throw_ins
+        self._clockwise = rules.throw_in_order == "clockwise"
+        self._transfers = rules.transfers
+        self._instant = rules.draw == "not_allowed"
+        self._multi = rules.multi_card_lead
+        self._fbl = rules.first_bout_limit
+        self._bout_cache = {}
+        self._capv = 0
 
     def _choose_first_attacker(self, previous: Result | None) -> int:
         rule = self.rules.next_first_attacker
@@ -384,6 +413,7 @@ class Game:
         g.finish = list(self.finish)
         g.shown = set(self.shown)
         g._emptied = list(self._emptied)
+        g._bout_cache = dict(self._bout_cache)
         return g
 
     # ------------------------------------------------------------------ saving and views
@@ -431,15 +461,21 @@ class Game:
 
     def _cap(self) -> int:
         """How many attack cards this bout may hold in all (RULES.md §3.4)."""
+        return self._capv
+
+    def _recap(self) -> None:
+        """Recompute the bout's cap after the defender, his hand at the start, or a take
+        changed. The stock and discard change only between bouts."""
         d = self.def_start
         rules = self.rules
         if rules.limit_lifts_when_stock_empty and not self.stock:
-            return d
+            self._capv = d
+            return
         cap = rules.bout_limit if rules.bout_limit < d else d
         fbl = self._fbl
         if fbl is not None and fbl < cap and not self.discard and not self.taking:
             cap = fbl
-        return cap
+        self._capv = cap
 
     def _lead_cap(self, defender: int) -> int:
         """The limit on the number of attack cards against ``defender``, at a bout's start."""
@@ -455,7 +491,7 @@ class Game:
 
     def _can_throw(self, seat: int) -> bool:
         """Whether ``seat`` holds a card he could throw in now (ignoring turn order)."""
-        if len(self.att) >= self._cap():
+        if len(self.att) >= self._capv:
             return False
         ranks = self._ranks
         return any((ranks >> (c >> 2)) & 1 for c in self.hands[seat])
@@ -471,7 +507,7 @@ class Game:
         return pend
 
     def _find_pending(self) -> list[int]:
-        if not self.rules.throw_ins or len(self.att) >= self._cap():
+        if not self._throw_ins or len(self.att) >= self._capv:
             return []
         ranks = self._ranks
         passed = self.passed
@@ -488,7 +524,7 @@ class Game:
     def _current_throwers(self) -> list[int]:
         """Throwers who may act now: all pending ones, or the first in turn (clockwise)."""
         pending = self._pending_throwers()
-        if len(pending) > 1 and self.rules.throw_in_order == "clockwise":
+        if len(pending) > 1 and self._clockwise:
             return pending[:1]
         return pending
 
@@ -531,63 +567,66 @@ class Game:
             if seat != self.attacker:
                 return []
             return self._lead_actions(seat, hand)
-        acts: list[Action] = []
         if seat == self.defender:
             if self.taking or None not in self.cov:
-                return acts
+                return []
             new = tuple.__new__
             beats = self._beats
-            for a, cv in zip(self.att, self.cov, strict=True):
+            acts: list[Action] = []
+            for a, cv in zip(self.att, self.cov, strict=False):
                 if cv is None:
                     beaten_by = beats[a]
                     for c in hand:
                         if c in beaten_by:
                             acts.append(new(Cover, (seat, a, c)))
-            if self._transfer_target(seat) is not None:
-                rank = self.att[0] >> 2
-                trump = self.trump
-                for c in hand:
-                    if c >> 2 == rank:
-                        acts.append(Transfer(seat, c))
-                        if (
-                            self.rules.proezdnoy
-                            and (c & 3) == trump
-                            and c not in self.shown
-                            and self._transfer_target(seat, show=True) is not None
-                        ):
-                            acts.append(ShowTrump(seat, c))
-            acts.append(Take(seat))
+            if self._transfers and self._transfer_target(seat) is not None:
+                acts += self._transfer_actions(seat, hand)
+            acts.append(_TAKE[seat])
             return acts
         if seat in self._current_throwers():
             ranks = self._ranks
-            new = tuple.__new__
-            for c in hand:
-                if (ranks >> (c >> 2)) & 1:
-                    acts.append(new(Throw, (seat, c)))
-            acts.append(new(Pass, (seat,)))
+            throws = _THROW[seat]
+            acts = [throws[c] for c in hand if (ranks >> (c >> 2)) & 1]
+            acts.append(_PASS[seat])
+            return acts
+        return []
+
+    def _transfer_actions(self, seat: int, hand: list[Card]) -> list[Action]:
+        rank = self.att[0] >> 2
+        trump = self.trump
+        acts: list[Action] = []
+        for c in hand:
+            if c >> 2 == rank:
+                acts.append(Transfer(seat, c))
+                if (
+                    self.rules.proezdnoy
+                    and (c & 3) == trump
+                    and c not in self.shown
+                    and self._transfer_target(seat, show=True) is not None
+                ):
+                    acts.append(ShowTrump(seat, c))
         return acts
 
     def _lead_actions(self, seat: int, hand: list[Card]) -> list[Action]:
-        cap = self._lead_cap(self.defender)
-        new = tuple.__new__
-        cards = sorted(hand)
-        if not self.rules.multi_card_lead or cap == 1:
-            return [new(Lead, (seat, (c,))) for c in cards]
-        acts: list[Action] = []
-        i, count = 0, len(cards)
-        while i < count:
-            rank = cards[i] >> 2
-            j = i + 1
-            while j < count and cards[j] >> 2 == rank:
-                j += 1
-            if j - i == 1:
-                acts.append(new(Lead, (seat, (cards[i],))))
-            else:
-                group = cards[i:j]
-                for k in range(1, min(cap, j - i) + 1):
-                    for combo in combinations(group, k):
-                        acts.append(new(Lead, (seat, combo)))
-            i = j
+        singles = _LEAD1[seat]
+        acts: list[Action] = [singles[c] for c in hand]
+        cap = self._capv
+        if not self._multi or cap == 1:
+            return acts
+        # The hand is sorted, so cards of one rank stand together.
+        start = 0
+        rank = hand[0] >> 2 if hand else 0
+        count = len(hand)
+        for i in range(1, count + 1):
+            if i == count or hand[i] >> 2 != rank:
+                if i - start > 1:
+                    for lead in _multi_leads(seat, tuple(hand[start:i])):
+                        if len(lead[1]) > cap:
+                            break
+                        acts.append(lead)
+                if i < count:
+                    start = i
+                    rank = hand[i] >> 2
         return acts
 
     def _transfer_target(self, seat: int, show: bool = False) -> int | None:
@@ -662,9 +701,9 @@ class Game:
             rank = cards[0] >> 2
             if any(c >> 2 != rank for c in cards):
                 raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
-            if not self.rules.multi_card_lead:
+            if not self._multi:
                 raise IllegalAction("limit_reached", "these rules allow leading one card only")
-            if len(cards) > self._lead_cap(self.defender):
+            if len(cards) > self._capv:
                 raise IllegalAction("limit_reached", "more cards than this bout allows")
             for c in cards:
                 hand.remove(c)
@@ -674,13 +713,12 @@ class Game:
         self.cov = [None] * len(cards)
         self._ranks = 1 << rank
         self.phase = BOUT
-        self.def_start = len(self.hands[self.defender])
-        events.append(Led(seat, tuple(cards), self.defender))
+        events.append(tuple.__new__(Led, (seat, cards, self.defender)))
         self._settle(events)
 
     def _apply_throw(self, action: Throw, events: list[Event]) -> None:
         seat, card = action
-        if self.phase != BOUT or not self.rules.throw_ins or seat == self.defender:
+        if self.phase != BOUT or not self._throw_ins or seat == self.defender:
             raise IllegalAction("not_your_turn", "you cannot throw in now")
         if seat not in self._throwers:
             raise IllegalAction("not_your_turn", "you cannot throw in to this defender")
@@ -689,7 +727,7 @@ class Game:
             raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
         if not (self._ranks >> (card >> 2)) & 1:
             raise IllegalAction("rank_not_on_table", f"no {card.rank.label} on the table")
-        if len(self.att) >= self._cap():
+        if len(self.att) >= self._capv:
             raise IllegalAction("limit_reached", "no more cards may be thrown in this bout")
         if seat not in self._current_throwers():
             raise IllegalAction("not_your_turn", "wait for your turn to throw in")
@@ -699,7 +737,7 @@ class Game:
         self.att.append(card)
         self.cov.append(None)
         self.passed.clear()
-        events.append(Thrown(seat, card))
+        events.append(tuple.__new__(Thrown, (seat, card)))
         self._settle(events)
 
     def _apply_cover(self, action: Cover, events: list[Event]) -> None:
@@ -723,7 +761,7 @@ class Game:
         self.cov[i] = card
         self._ranks |= 1 << (card >> 2)
         self.passed.clear()
-        events.append(Covered(seat, attack, card))
+        events.append(tuple.__new__(Covered, (seat, self.att[i], card)))
         self._settle(events)
 
     def _apply_take(self, action: Take, events: list[Event]) -> None:
@@ -733,8 +771,9 @@ class Game:
         if None not in self.cov:
             raise IllegalAction("not_your_turn", "everything is covered: nothing to take")
         self.taking = True
+        self._recap()
         self.passed.clear()
-        events.append(Taking(seat))
+        events.append(tuple.__new__(Taking, (seat,)))
         self._settle(events)
 
     def _apply_pass(self, action: Pass, events: list[Event]) -> None:
@@ -742,7 +781,7 @@ class Game:
         if self.phase != BOUT or seat not in self._current_throwers():
             raise IllegalAction("not_your_turn", "you have nothing to pass on now")
         self.passed.add(seat)
-        events.append(Passed(seat))
+        events.append(tuple.__new__(Passed, (seat,)))
         self._settle(events)
 
     def _apply_transfer(self, action: Transfer, events: list[Event]) -> None:
@@ -790,6 +829,7 @@ class Game:
         self.attacker = seat
         self.defender = target
         self.def_start = len(self.hands[target])
+        self._recap()
         self._throwers = self._throwers_for(seat, target)
         self.passed.clear()
         return target
@@ -841,20 +881,27 @@ class Game:
     def _start_bout(self, attacker: int) -> None:
         self.phase = LEAD
         self.attacker = attacker
-        self.defender = self._next_active(attacker, opponent_of=attacker)
+        seats = self._bout_cache.get(attacker)
+        if seats is None:
+            defender = self._next_active(attacker, opponent_of=attacker)
+            seats = self._bout_cache[attacker] = (
+                defender,
+                self._throwers_for(attacker, defender),
+            )
+        self.defender, self._throwers = seats
         self.def_start = len(self.hands[self.defender])
-        self._throwers = self._throwers_for(attacker, self.defender)
         self.taking = False
         self.passed = set()
         self.att = []
         self.cov = []
         self._ranks = 0
         self._pend = None
+        self._recap()
 
     def _settle(self, events: list[Event]) -> None:
         """After a card or a word: end the bout (or the game) if nothing more can happen."""
         self._pend = None
-        if self.rules.draw == "not_allowed" and not self.stock and self._instant_end(events):
+        if self._instant and not self.stock and self._instant_end(events):
             return
         if self._pending_throwers():
             return
@@ -877,15 +924,17 @@ class Game:
 
     def _end_bout(self, events: list[Event], taken: bool) -> None:
         defender = self.defender
-        attack = tuple(self.att)
-        table = [*self.att, *(c for c in self.cov if c is not None)]
+        attack = self.att
+        table = attack + [c for c in self.cov if c is not None]
         self._last_bout = (defender, attack)
         if taken:
-            self.hands[defender].extend(table)
-            events.append(PickedUp(defender, tuple(table)))
+            hand = self.hands[defender]
+            hand.extend(table)
+            hand.sort()
+            events.append(tuple.__new__(PickedUp, (defender, tuple(table))))
         else:
             self.discard.extend(table)
-            events.append(Beaten(tuple(table)))
+            events.append(tuple.__new__(Beaten, (tuple(table),)))
         self.att = []
         self.cov = []
         self._ranks = 0
@@ -904,17 +953,10 @@ class Game:
         stock = self.stock
         if not stock:
             return
-        n = self.n
-        attacker, defender = self.attacker, self.defender
-        others = [
-            s
-            for s in ((attacker + k) % n for k in range(1, n))
-            if s != defender and not self.out[s]
-        ]
-        if self.rules.draw_order == "defender_first":
-            order = [defender, attacker, *others]
-        else:
-            order = [attacker, *others, defender]
+        key = (self.n, self.attacker, self.defender, self.rules.draw_order)
+        order = _DRAW_ORDERS.get(key)
+        if order is None:
+            order = _DRAW_ORDERS[key] = _draw_order(*key)
         size = self.rules.hand_size
         for s in order:
             hand = self.hands[s]
@@ -923,7 +965,8 @@ class Game:
                 got = stock[:need]
                 del stock[:need]
                 hand.extend(got)
-                events.append(Drew(s, len(got)))
+                hand.sort()
+                events.append(tuple.__new__(Drew, (s, len(got))))
                 if not stock:
                     break
 
@@ -937,6 +980,7 @@ class Game:
                 self._check_end(events)
             return
         empty.sort(key=lambda s: self._emptied[s])
+        self._bout_cache.clear()
         for s in empty:
             self.out[s] = True
             self.finish.append(s)
@@ -997,6 +1041,44 @@ class Game:
         self.result = result
         self.phase = OVER
         events.append(GameOver(result.durak, result.draw, result.pogony))
+
+
+MAX_SEATS = 6
+# Prebuilt single-card actions, indexed [seat][card code]: the hot path looks them up
+# instead of building a new tuple each time.
+_LEAD1: list[list[Lead]] = [
+    [Lead(s, (Card(code),)) if code in Card._by_code else Lead(s, ()) for code in range(64)]
+    for s in range(MAX_SEATS)
+]
+_THROW: list[list[Throw]] = [
+    [Throw(s, Card._by_code.get(code, Card(8))) for code in range(64)] for s in range(MAX_SEATS)
+]
+_TAKE = [Take(s) for s in range(MAX_SEATS)]
+_PASS = [Pass(s) for s in range(MAX_SEATS)]
+
+_MULTI_LEADS: dict[tuple[int, tuple[Card, ...]], tuple[Lead, ...]] = {}
+
+
+def _multi_leads(seat: int, cards: tuple[Card, ...]) -> tuple[Lead, ...]:
+    """Leads of two or more of ``cards`` (one rank, sorted), fewest cards first; memoised."""
+    key = (seat, cards)
+    found = _MULTI_LEADS.get(key)
+    if found is None:
+        found = _MULTI_LEADS[key] = tuple(
+            Lead(seat, combo) for k in range(2, len(cards) + 1) for combo in combinations(cards, k)
+        )
+    return found
+
+
+_DRAW_ORDERS: dict[tuple[int, int, int, str], tuple[int, ...]] = {}
+
+
+def _draw_order(n: int, attacker: int, defender: int, rule: str) -> tuple[int, ...]:
+    """Who draws in what order (RULES.md §3.7). Nobody is out while the stock lasts."""
+    others = [s for s in ((attacker + k) % n for k in range(1, n)) if s != defender]
+    if rule == "defender_first":
+        return (defender, attacker, *others)
+    return (attacker, *others, defender)
 
 
 def _card(c: Card | str) -> Card:

@@ -201,7 +201,7 @@ def _build(s: _Saved) -> Game:
         else None
     )
     g.result = Result.from_dict(s.result.model_dump()) if s.result is not None else None
-    g._fbl = rules.first_bout_limit
+    g._init_derived()
     teams = rules.team_count(n)
     g._team = tuple(i % teams for i in range(n))
     g._beats = _beats_table(rules.deck_size, g.trump)
@@ -213,6 +213,7 @@ def _build(s: _Saved) -> Game:
             ranks |= 1 << (cv >> 2)
     g._ranks = ranks
     g._pend = None
+    g._recap()
     g._throwers = g._throwers_for(g.attacker, g.defender) if g.phase != OVER else ()
     if g.phase != OVER and (g.out[g.attacker] or g.out[g.defender] or g.attacker == g.defender):
         raise ValueError("attacker and defender must be two active seats")

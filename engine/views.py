@@ -79,11 +79,7 @@ def public_view(game: Game) -> PublicView:
             roles.append("thrower")
         else:
             roles.append("partner")
-    cap = 0
-    if game.phase == LEAD:
-        cap = game._lead_cap(game.defender)
-    elif game.phase == BOUT:
-        cap = game._cap()
+    cap = game._cap() if game.phase in (LEAD, BOUT) else 0
     return PublicView(
         players=n,
         phase=PHASES[game.phase],

