@@ -630,44 +630,56 @@ class SqliteStore:
             if not rows:
                 raise await self._refusal(db, table_id, expected_version, wanted)
             version, seq, game_no, chat_id, seats_json = rows[0]
-            seats = seats_from_json(seats_json)
-            _check_outcome(done, len(seats))
-            await db.execute_fetchall(
-                "UPDATE games SET finished_at = ?, outcome = ?, final_game = ? "
-                "WHERE table_id = ? AND game_no = ?",
-                (now, done.to_json(), game, table_id, game_no),
-            )
-            players = len(seats)
-            per_seat = []
-            for i, s in enumerate(seats):
-                lost = i in done.durak_seats
-                d, p, dr, pt = int(lost), int(lost and done.pogony), int(done.draw), done.points[i]
-                per_seat.append((i, s, d, p, dr, pt))
-            await db.executemany(
-                "INSERT INTO game_players (table_id, game_no, seat, chat_id, player, user_id, "
-                "players, durak, pogony, draw, points, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (table_id, game_no, i, chat_id, s.player, s.user_id, players, d, p, dr, pt, now)
-                    for i, s, d, p, dr, pt in per_seat
-                ],
-            )
-            await db.executemany(
-                "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
-                "draws, points, last_played) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (chat_id, player) DO UPDATE SET "
-                "user_id = excluded.user_id, name = excluded.name, games = games + 1, "
-                "durak = durak + excluded.durak, pogony = pogony + excluded.pogony, "
-                "draws = draws + excluded.draws, points = points + excluded.points, "
-                "last_played = excluded.last_played",
-                [
-                    (chat_id, s.player, s.user_id, s.name, d, p, dr, pt, now)
-                    for _, s, d, p, dr, pt in per_seat
-                ],
+            await self._count_result(
+                db, table_id, game_no, chat_id, seats_from_json(seats_json), done, game, now
             )
             return Saved(version, seq)
 
         return await self._write(finish)
+
+    @staticmethod
+    async def _count_result(
+        db: aiosqlite.Connection,
+        table_id: int,
+        game_no: int,
+        chat_id: int,
+        seats: tuple[Seat, ...],
+        outcome: Outcome,
+        final_game: str,
+        now: float,
+    ) -> None:
+        """Inside a finishing transaction: keep the result, each seat's line of history,
+        and add the game to each seat's series tally."""
+        _check_outcome(outcome, len(seats))
+        await db.execute_fetchall(
+            "UPDATE games SET finished_at = ?, outcome = ?, final_game = ? "
+            "WHERE table_id = ? AND game_no = ?",
+            (now, outcome.to_json(), final_game, table_id, game_no),
+        )
+        lines = []
+        for i, s in enumerate(seats):
+            lost = i in outcome.durak_seats
+            counts = (int(lost), int(lost and outcome.pogony), int(outcome.draw), outcome.points[i])
+            lines.append((i, s, counts))
+        await db.executemany(
+            "INSERT INTO game_players (table_id, game_no, seat, chat_id, player, user_id, "
+            "players, durak, pogony, draw, points, finished_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (table_id, game_no, i, chat_id, s.player, s.user_id, len(seats), *counts, now)
+                for i, s, counts in lines
+            ],
+        )
+        await db.executemany(
+            "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
+            "draws, points, last_played) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (chat_id, player) DO UPDATE SET "
+            "user_id = excluded.user_id, name = excluded.name, games = games + 1, "
+            "durak = durak + excluded.durak, pogony = pogony + excluded.pogony, "
+            "draws = draws + excluded.draws, points = points + excluded.points, "
+            "last_played = excluded.last_played",
+            [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
+        )
 
     async def cancel_table(self, table_id: int, expected_version: int) -> int:
         """Close a lobby or stop a running game without a result; compare-and-set.
