@@ -71,9 +71,7 @@ def too_many_requests(retry_after: int) -> ApiError:
 
 def chat_migrated(new_chat_id: int) -> ApiError:
     """400 with parameters.migrate_to_chat_id, which PTB raises as ChatMigrated."""
-    return ApiError(
-        400, f"Bad Request: {GROUP_UPGRADED}", {"migrate_to_chat_id": new_chat_id}
-    )
+    return ApiError(400, f"Bad Request: {GROUP_UPGRADED}", {"migrate_to_chat_id": new_chat_id})
 
 
 def not_found() -> ApiError:

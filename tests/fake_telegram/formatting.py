@@ -150,18 +150,20 @@ def parse_html(source: str) -> ParsedText:
             pos16 += 2 if ord(ch) > 0xFFFF else 1
             i += 1
             continue
-        offset = _byte_offset(source, i)
         end = source.find(">", i)
         if end < 0:
-            raise EntityParseError(f"Unclosed start tag at byte offset {offset}")
+            raise EntityParseError(f"Unclosed start tag at byte offset {_byte_offset(source, i)}")
         if source.startswith("</", i):
             name = source[i + 2 : end].strip().lower()
             if not stack:
-                raise EntityParseError(f"Unexpected end tag at byte offset {offset}")
+                raise EntityParseError(
+                    f"Unexpected end tag at byte offset {_byte_offset(source, i)}"
+                )
             top = stack.pop()
             if name != top.name:
                 raise EntityParseError(
-                    f'Unmatched end tag at byte offset {offset}, expected "</{top.name}>", '
+                    f"Unmatched end tag at byte offset {_byte_offset(source, i)}, "
+                    f'expected "</{top.name}>", '
                     f'found "</{name}>"'
                 )
             if (
@@ -184,13 +186,13 @@ def parse_html(source: str) -> ParsedText:
         attrs = _parse_attrs(source, j, end)
         kind = _TAG_KINDS.get(name)
         if kind is None or (name == "span" and attrs.get("class") != "tg-spoiler"):
-            raise EntityParseError(f'Unsupported start tag "{name}" at byte offset {offset}')
+            raise EntityParseError(
+                f'Unsupported start tag "{name}" at byte offset {_byte_offset(source, i)}'
+            )
         stack.append(_Open(name, kind, pos16, attrs))
         i = end + 1
     if stack:
-        raise EntityParseError(
-            f'Can\'t find end tag corresponding to start tag "{stack[-1].name}"'
-        )
+        raise EntityParseError(f'Can\'t find end tag corresponding to start tag "{stack[-1].name}"')
     entities.sort(key=lambda e: (e["offset"], -e["length"]))
     return ParsedText("".join(out), entities)
 

@@ -102,8 +102,8 @@ class FakeMessage:
     #: The text as sent (HTML tags kept); None for service messages.
     text: str | None = None
     parse_mode: str | None = None
-    #: The text a user sees (after parsing and trimming).
-    plain_text: str | None = None
+    #: The text a user sees (after parsing and trimming); "" for service messages.
+    plain_text: str = ""
     entities: list[dict[str, Any]] = field(default_factory=list)
     reply_markup: dict[str, Any] | None = None
     thread_id: int | None = None
@@ -201,7 +201,7 @@ class FakeMessage:
                     target = None
             if target is not None:
                 data["reply_to_message"] = target.to_api(nested=True)
-        if self.plain_text is not None:
+        if self.text is not None:
             data["text"] = self.plain_text
             if self.entities:
                 data["entities"] = self.entities

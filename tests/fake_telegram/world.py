@@ -53,6 +53,8 @@ class World:
         self.users: dict[int, FakeUser] = {bot.id: bot}
         self.chats: dict[int, FakeChat] = {}
         self.calls: list[ApiCall] = []
+        #: Calls being handled now, long polls left out.
+        self.inflight = 0
         self.queries: dict[str, Press] = {}
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         #: setMyDescription, setMyShortDescription, setMyName: (kind, language) -> value.
@@ -104,10 +106,12 @@ class World:
 
     # ---- look-ups ----------------------------------------------------------------
 
-    def find_chat(self, ref: int | str) -> FakeChat | None:
+    def find_chat(self, ref: object) -> FakeChat | None:
         """A chat by id or "@username" (None if unknown)."""
         if isinstance(ref, int):
             return self.chats.get(ref)
+        if not isinstance(ref, str):
+            return None
         if ref.startswith("@"):
             name = ref[1:].lower()
             for chat in self.chats.values():
@@ -199,7 +203,7 @@ class World:
             date=self.now(),
             text=text,
             parse_mode=parse_mode,
-            plain_text=plain_text if plain_text is not None else text,
+            plain_text=plain_text if plain_text is not None else (text or ""),
             entities=list(entities or []),
             reply_markup=reply_markup,
             thread_id=thread_id,
@@ -215,9 +219,7 @@ class World:
         """Queue an update for the bot."""
         return self.queue.push(kind, payload)
 
-    def my_chat_member(
-        self, chat: FakeChat, actor: FakeUser, old: str, new: str
-    ) -> dict[str, Any]:
+    def my_chat_member(self, chat: FakeChat, actor: FakeUser, old: str, new: str) -> dict[str, Any]:
         """Queue a my_chat_member update (the bot's status in ``chat`` changed)."""
         return self.emit(
             "my_chat_member",

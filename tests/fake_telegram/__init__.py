@@ -1,0 +1,89 @@
+"""A fake Telegram Bot API server for end-to-end tests of the bot.
+
+The real python-telegram-bot ``Application`` talks to it over HTTP on 127.0.0.1;
+tests drive simulated users (private chats, groups, forum topics), press the inline
+buttons the bot drew, and inspect every message and API call. ``README.md`` beside
+this file has an example and lists what is faithful to Telegram and what is not.
+
+Entry points: ``FakeTelegramServer`` (``server.py``; simulation methods come from
+``simulation.py``, inspection and waiting from ``inspection.py``), ``Limits``
+(``limits.py``) and ``running`` (``ptb.py``).
+"""
+
+from .errors import ApiError
+from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
+from .inspection import GENERAL_TOPIC
+from .keyboards import MAX_CALLBACK_DATA_BYTES, Button, inline_buttons, select_button
+from .limits import Limits, RateLimiter
+from .models import (
+    ADMINISTRATOR,
+    CREATOR,
+    GROUP,
+    KICKED,
+    LEFT,
+    MEMBER,
+    PRIVATE,
+    SUPERGROUP,
+    ApiCall,
+    CallbackAnswer,
+    FakeChat,
+    FakeMessage,
+    FakeUser,
+    MessageRevision,
+    Press,
+)
+from .ptb import running
+from .server import DEFAULT_TOKEN, FakeTelegramServer
+from .webhook import SECRET_HEADER, post_update
+from .world import WebhookConfig
+
+
+def find_button(
+    message: FakeMessage,
+    text_contains: str | None = None,
+    *,
+    text: str | None = None,
+    data: str | None = None,
+    data_prefix: str | None = None,
+) -> Button:
+    """The first inline button of ``message`` matching the criteria (LookupError if none)."""
+    return message.find_button(text_contains, text=text, data=data, data_prefix=data_prefix)
+
+
+__all__ = [
+    "ADMINISTRATOR",
+    "CREATOR",
+    "DEFAULT_TOKEN",
+    "GENERAL_TOPIC",
+    "GROUP",
+    "KICKED",
+    "LEFT",
+    "MAX_CALLBACK_DATA_BYTES",
+    "MAX_TEXT_LENGTH",
+    "MEMBER",
+    "PRIVATE",
+    "SECRET_HEADER",
+    "SUPERGROUP",
+    "ApiCall",
+    "ApiError",
+    "Button",
+    "CallbackAnswer",
+    "EntityParseError",
+    "FakeChat",
+    "FakeMessage",
+    "FakeTelegramServer",
+    "FakeUser",
+    "Limits",
+    "MessageRevision",
+    "ParsedText",
+    "Press",
+    "RateLimiter",
+    "WebhookConfig",
+    "find_button",
+    "inline_buttons",
+    "parse_html",
+    "parse_text",
+    "post_update",
+    "running",
+    "select_button",
+]

@@ -1,0 +1,705 @@
+"""The Bot API methods the fake implements, with Telegram's checks and error wording."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .errors import (
+    BLOCKED_BY_USER,
+    CANT_INITIATE,
+    CHAT_NOT_FOUND,
+    GET_UPDATES_CONFLICT,
+    MESSAGE_NOT_MODIFIED,
+    MESSAGE_TEXT_EMPTY,
+    MESSAGE_TO_DELETE_NOT_FOUND,
+    MESSAGE_TO_EDIT_NOT_FOUND,
+    MESSAGE_TOO_LONG,
+    QUERY_TOO_OLD,
+    THREAD_NOT_FOUND,
+    WEBHOOK_CONFLICT,
+    ApiError,
+    bad_request,
+    chat_migrated,
+    conflict,
+    forbidden,
+    not_found,
+    too_many_requests,
+)
+from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_text
+from .keyboards import validate_reply_markup
+from .limits import RateLimiter
+from .models import (
+    ADMINISTRATOR,
+    CREATOR,
+    GROUP,
+    KICKED,
+    LEFT,
+    MEMBER,
+    PRESENT_STATUSES,
+    PRIVATE,
+    CallbackAnswer,
+    FakeChat,
+    FakeMessage,
+    MessageRevision,
+    member_to_api,
+)
+from .world import WebhookConfig, World
+
+MAX_CALLBACK_ANSWER_LENGTH = 200
+_COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
+_SECRET_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+_SCOPES = frozenset(
+    {
+        "default",
+        "all_private_chats",
+        "all_group_chats",
+        "all_chat_administrators",
+        "chat",
+        "chat_administrators",
+        "chat_member",
+    }
+)
+
+Handler = Callable[["Params"], Awaitable[Any]]
+
+
+class Params:
+    """Typed access to one call's parameters, with Telegram-like errors."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+
+    def get(self, name: str) -> Any:
+        """The raw value (None if absent)."""
+        return self.raw.get(name)
+
+    def integer(self, name: str) -> int | None:
+        """An integer parameter."""
+        value = self.raw.get(name)
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            try:
+                return int(str(value))
+            except ValueError:
+                raise bad_request(f"invalid {name} specified") from None
+        return value
+
+    def number(self, name: str) -> float | None:
+        """A numeric parameter (int or float)."""
+        value = self.raw.get(name)
+        if value is None or value == "":
+            return None
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise bad_request(f"invalid {name} specified") from None
+
+    def string(self, name: str) -> str | None:
+        """A string parameter."""
+        value = self.raw.get(name)
+        return None if value is None else str(value)
+
+    def flag(self, name: str) -> bool:
+        """A boolean parameter (absent = False)."""
+        value = self.raw.get(name)
+        if isinstance(value, str):
+            return value.lower() in ("true", "1")
+        return bool(value)
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _norm_markup(markup: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not markup:
+        return None
+    if "inline_keyboard" in markup and not any(markup["inline_keyboard"]):
+        return None
+    return markup
+
+
+class BotApi:
+    """Dispatches Bot API calls against a World; raises ApiError like Telegram."""
+
+    def __init__(
+        self,
+        world: World,
+        limiter: RateLimiter,
+        *,
+        allow_http_webhook: bool = True,
+        on_webhook_change: Callable[[], None] | None = None,
+    ) -> None:
+        self.world = world
+        self.limiter = limiter
+        self.allow_http_webhook = allow_http_webhook
+        self.on_webhook_change = on_webhook_change
+        self.closing = False
+        self._poll_generation = 0
+        self._handlers: dict[str, tuple[str, Handler]] = {}
+        for name in (
+            "getMe",
+            "logOut",
+            "close",
+            "getUpdates",
+            "setWebhook",
+            "deleteWebhook",
+            "getWebhookInfo",
+            "setMyCommands",
+            "getMyCommands",
+            "deleteMyCommands",
+            "setMyDescription",
+            "getMyDescription",
+            "setMyShortDescription",
+            "getMyShortDescription",
+            "setMyName",
+            "getMyName",
+            "sendMessage",
+            "editMessageText",
+            "editMessageReplyMarkup",
+            "deleteMessage",
+            "deleteMessages",
+            "answerCallbackQuery",
+            "sendChatAction",
+            "getChat",
+            "getChatMember",
+            "getChatAdministrators",
+            "getChatMemberCount",
+            "pinChatMessage",
+            "unpinChatMessage",
+            "unpinAllChatMessages",
+            "leaveChat",
+        ):
+            handler: Handler = getattr(self, "_" + re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower())
+            self._handlers[name.lower()] = (name, handler)
+
+    def canonical(self, method: str) -> str:
+        """Telegram's spelling of a method name (method names are case-insensitive)."""
+        entry = self._handlers.get(method.lower())
+        return entry[0] if entry else method
+
+    async def call(self, method: str, raw: dict[str, Any]) -> Any:
+        """Run one method and return its result, or raise ApiError (ForcedRetry if forced)."""
+        entry = self._handlers.get(method.lower())
+        if entry is None:
+            raise not_found()
+        name, handler = entry
+        retry_after = self.limiter.take_forced(name, raw.get("chat_id"))
+        if retry_after is not None:
+            raise ForcedRetry(retry_after)
+        return await handler(Params(raw))
+
+    # ---- shared checks -----------------------------------------------------------
+
+    def _chat(self, p: Params, *, write: bool) -> FakeChat:
+        raw = p.get("chat_id")
+        if raw is None or raw == "":
+            raise bad_request("chat_id is empty")
+        chat = self.world.find_chat(raw)
+        if chat is None:
+            raise bad_request(CHAT_NOT_FOUND)
+        if chat.migrated_to is not None:
+            raise chat_migrated(chat.migrated_to)
+        if chat.type == PRIVATE:
+            if write and chat.user is not None:
+                if chat.user.blocked:
+                    raise forbidden(BLOCKED_BY_USER)
+                if not chat.user.started:
+                    raise forbidden(CANT_INITIATE)
+        elif chat.bot_status not in PRESENT_STATUSES:
+            kind = "group" if chat.type == GROUP else "supergroup"
+            if chat.bot_status == KICKED:
+                raise forbidden(f"bot was kicked from the {kind} chat")
+            raise forbidden(f"bot is not a member of the {kind} chat")
+        return chat
+
+    def _flood_check(self, method: str, chat: FakeChat) -> None:
+        retry_after = self.limiter.check(method, chat.id, chat.type)
+        if retry_after is not None:
+            raise too_many_requests(retry_after)
+
+    def _flood_consume(self, method: str, chat: FakeChat) -> None:
+        self.limiter.consume(method, chat.id, chat.type)
+
+    def _thread(self, chat: FakeChat, p: Params) -> int | None:
+        thread_id = p.integer("message_thread_id")
+        if thread_id is None:
+            return None
+        if chat.is_forum and thread_id not in chat.topics:
+            raise bad_request(THREAD_NOT_FOUND)
+        return thread_id
+
+    def _text(self, p: Params) -> tuple[str, str | None, ParsedText]:
+        text = p.get("text")
+        if text is None or str(text).strip() == "":
+            raise bad_request(MESSAGE_TEXT_EMPTY)
+        text = str(text)
+        parse_mode = p.string("parse_mode") or None
+        entities = p.get("entities")
+        if entities is not None and not (
+            isinstance(entities, list) and all(isinstance(e, dict) for e in entities)
+        ):
+            raise bad_request("can't parse entities JSON object")
+        try:
+            parsed = parse_text(text, parse_mode, entities)
+        except EntityParseError as exc:
+            raise bad_request(f"can't parse entities: {exc}") from None
+        except ValueError:
+            raise bad_request("unsupported parse_mode") from None
+        if not parsed.text:
+            raise bad_request(MESSAGE_TEXT_EMPTY)
+        if parsed.length > MAX_TEXT_LENGTH:
+            raise bad_request(MESSAGE_TOO_LONG)
+        return text, parse_mode, parsed
+
+    def _message(self, chat: FakeChat, p: Params, missing: str) -> FakeMessage:
+        message_id = p.integer("message_id")
+        if message_id is None:
+            raise bad_request("message identifier is not specified")
+        message = chat.messages.get(message_id)
+        if message is None or message.deleted:
+            raise bad_request(missing)
+        return message
+
+    def _edit_target(self, p: Params, method: str) -> tuple[FakeChat, FakeMessage]:
+        if p.get("chat_id") is None and p.get("inline_message_id") is not None:
+            raise bad_request("MESSAGE_ID_INVALID")  # inline messages are not simulated
+        chat = self._chat(p, write=True)
+        self._flood_check(method, chat)
+        message = self._message(chat, p, MESSAGE_TO_EDIT_NOT_FOUND)
+        if not message.from_bot:
+            raise bad_request("message can't be edited")
+        return chat, message
+
+    def _apply_edit(
+        self,
+        message: FakeMessage,
+        *,
+        text: str | None,
+        parse_mode: str | None,
+        parsed: ParsedText | None,
+        markup: dict[str, Any] | None,
+    ) -> None:
+        new_plain = parsed.text if parsed else message.plain_text
+        new_entities = parsed.entities if parsed else message.entities
+        if (
+            new_plain == message.plain_text
+            and new_entities == message.entities
+            and _norm_markup(markup) == _norm_markup(message.reply_markup)
+        ):
+            raise bad_request(MESSAGE_NOT_MODIFIED)
+        message.history.append(
+            MessageRevision(
+                message.text,
+                message.parse_mode,
+                message.entities,
+                message.reply_markup,
+                self.world.elapsed(),
+            )
+        )
+        if parsed is not None:
+            message.text = text
+            message.parse_mode = parse_mode
+            message.plain_text = parsed.text
+            message.entities = parsed.entities
+        message.reply_markup = markup
+        message.edit_count += 1
+        message.edit_date = self.world.now()
+
+    # ---- bot and updates ---------------------------------------------------------
+
+    async def _get_me(self, p: Params) -> Any:
+        data = self.world.bot.to_api()
+        data.update(
+            can_join_groups=True,
+            can_read_all_group_messages=not self.world.privacy_mode,
+            supports_inline_queries=False,
+            can_connect_to_business=False,
+            has_main_web_app=False,
+        )
+        return data
+
+    async def _log_out(self, p: Params) -> Any:
+        return True
+
+    async def _close(self, p: Params) -> Any:
+        return True
+
+    async def _get_updates(self, p: Params) -> Any:
+        world = self.world
+        if world.webhook is not None:
+            raise conflict(WEBHOOK_CONFLICT)
+        self._poll_generation += 1
+        generation = self._poll_generation
+        world.notifier.notify()  # an older long poll now ends with 409
+        offset = p.integer("offset")
+        if offset:
+            world.queue.confirm(offset)
+        allowed = p.get("allowed_updates")
+        if isinstance(allowed, list):
+            world.queue.allowed = [str(kind) for kind in allowed]
+        limit = p.integer("limit") or 100
+        timeout = p.number("timeout") or 0.0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            event = world.notifier.current()
+            if self._poll_generation != generation:
+                raise conflict(GET_UPDATES_CONFLICT)
+            if self.closing:
+                return []
+            batch = world.queue.take(limit)
+            if batch:
+                return batch
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return []
+            await world.notifier.wait(event, remaining)
+
+    async def _set_webhook(self, p: Params) -> Any:
+        url = p.string("url") or ""
+        if not url:
+            return await self._delete_webhook(p)
+        if not url.startswith("https://") and not (
+            self.allow_http_webhook and url.startswith("http://")
+        ):
+            raise bad_request("bad webhook: HTTPS url must be provided for webhook")
+        secret = p.string("secret_token")
+        if secret is not None and not _SECRET_TOKEN_RE.match(secret):
+            raise bad_request("secret token contains unallowed characters")
+        if p.flag("drop_pending_updates"):
+            self.world.queue.drop_all()
+        allowed = p.get("allowed_updates")
+        if isinstance(allowed, list):
+            self.world.queue.allowed = [str(kind) for kind in allowed]
+        self.world.webhook = WebhookConfig(
+            url=url,
+            secret_token=secret,
+            max_connections=p.integer("max_connections") or 40,
+            allowed_updates=allowed if isinstance(allowed, list) else None,
+            ip_address=p.string("ip_address"),
+        )
+        if self.on_webhook_change:
+            self.on_webhook_change()
+        self.world.notifier.notify()
+        return True
+
+    async def _delete_webhook(self, p: Params) -> Any:
+        if p.flag("drop_pending_updates"):
+            self.world.queue.drop_all()
+        self.world.webhook = None
+        if self.on_webhook_change:
+            self.on_webhook_change()
+        self.world.notifier.notify()
+        return True
+
+    async def _get_webhook_info(self, p: Params) -> Any:
+        hook = self.world.webhook
+        info: dict[str, Any] = {
+            "url": hook.url if hook else "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self.world.queue.pending),
+        }
+        if hook:
+            info["max_connections"] = hook.max_connections
+            if hook.allowed_updates is not None:
+                info["allowed_updates"] = hook.allowed_updates
+            if hook.ip_address:
+                info["ip_address"] = hook.ip_address
+            if hook.last_error_date is not None:
+                info["last_error_date"] = hook.last_error_date
+                info["last_error_message"] = hook.last_error_message
+        return info
+
+    # ---- commands and bot texts --------------------------------------------------
+
+    def _scope_key(self, p: Params) -> tuple[str, str]:
+        scope = p.get("scope") or {"type": "default"}
+        if not isinstance(scope, dict) or scope.get("type") not in _SCOPES:
+            raise bad_request("can't parse BotCommandScope JSON object")
+        if "chat_id" in scope:
+            chat = self.world.find_chat(scope["chat_id"])
+            if chat is None:
+                raise bad_request(CHAT_NOT_FOUND)
+            scope = {**scope, "chat_id": chat.id}
+        return scope_key(scope), p.string("language_code") or ""
+
+    async def _set_my_commands(self, p: Params) -> Any:
+        commands = p.get("commands")
+        if not isinstance(commands, list):
+            raise bad_request("can't parse commands JSON object")
+        if len(commands) > 100:
+            raise bad_request("BOT_COMMANDS_TOO_MUCH")
+        cleaned: list[dict[str, Any]] = []
+        for command in commands:
+            if not isinstance(command, dict):
+                raise bad_request("can't parse BotCommand JSON object")
+            name = str(command.get("command", ""))
+            description = str(command.get("description", ""))
+            if not _COMMAND_NAME_RE.match(name):
+                raise bad_request("BOT_COMMAND_INVALID")
+            if not 1 <= len(description) <= 256:
+                raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
+            cleaned.append({"command": name, "description": description})
+        key = self._scope_key(p)
+        if cleaned:
+            self.world.commands[key] = cleaned
+        else:
+            self.world.commands.pop(key, None)
+        return True
+
+    async def _get_my_commands(self, p: Params) -> Any:
+        return list(self.world.commands.get(self._scope_key(p), []))
+
+    async def _delete_my_commands(self, p: Params) -> Any:
+        self.world.commands.pop(self._scope_key(p), None)
+        return True
+
+    def _set_text(self, kind: str, p: Params, limit: int) -> Any:
+        value = p.string(kind) or ""
+        if len(value) > limit:
+            raise bad_request(f"{kind.upper()}_INVALID")
+        key = (kind, p.string("language_code") or "")
+        if value:
+            self.world.bot_texts[key] = value
+        else:
+            self.world.bot_texts.pop(key, None)
+        return True
+
+    def _get_text(self, kind: str, p: Params) -> Any:
+        lang = p.string("language_code") or ""
+        texts = self.world.bot_texts
+        value = texts.get((kind, lang), texts.get((kind, ""), ""))
+        if kind == "name" and not value:
+            value = self.world.bot.first_name
+        return {kind: value}
+
+    async def _set_my_description(self, p: Params) -> Any:
+        return self._set_text("description", p, 512)
+
+    async def _get_my_description(self, p: Params) -> Any:
+        return self._get_text("description", p)
+
+    async def _set_my_short_description(self, p: Params) -> Any:
+        return self._set_text("short_description", p, 120)
+
+    async def _get_my_short_description(self, p: Params) -> Any:
+        return self._get_text("short_description", p)
+
+    async def _set_my_name(self, p: Params) -> Any:
+        return self._set_text("name", p, 64)
+
+    async def _get_my_name(self, p: Params) -> Any:
+        return self._get_text("name", p)
+
+    # ---- messages ----------------------------------------------------------------
+
+    async def _send_message(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        self._flood_check("sendMessage", chat)
+        thread_id = self._thread(chat, p)
+        text, parse_mode, parsed = self._text(p)
+        markup = validate_reply_markup(p.get("reply_markup"))
+        reply_to: int | None = None
+        reply = p.get("reply_parameters")
+        if not isinstance(reply, dict) and p.integer("reply_to_message_id") is not None:
+            reply = {"message_id": p.integer("reply_to_message_id")}
+        if isinstance(reply, dict) and reply.get("message_id") is not None:
+            target = chat.messages.get(_as_int(reply["message_id"]) or 0)
+            if target is None or target.deleted:
+                if not (
+                    reply.get("allow_sending_without_reply")
+                    or p.flag("allow_sending_without_reply")
+                ):
+                    raise bad_request("message to be replied not found")
+            else:
+                reply_to = target.message_id
+                if thread_id is None and chat.is_forum:
+                    thread_id = target.thread_id
+        message = self.world.add_message(
+            chat,
+            self.world.bot,
+            text=text,
+            parse_mode=parse_mode,
+            plain_text=parsed.text,
+            entities=parsed.entities,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+        )
+        self._flood_consume("sendMessage", chat)
+        return message.to_api()
+
+    async def _edit_message_text(self, p: Params) -> Any:
+        chat, message = self._edit_target(p, "editMessageText")
+        if message.text is None:
+            raise bad_request("there is no text in the message to edit")
+        text, parse_mode, parsed = self._text(p)
+        markup = validate_reply_markup(p.get("reply_markup"))
+        self._apply_edit(message, text=text, parse_mode=parse_mode, parsed=parsed, markup=markup)
+        self._flood_consume("editMessageText", chat)
+        return message.to_api()
+
+    async def _edit_message_reply_markup(self, p: Params) -> Any:
+        chat, message = self._edit_target(p, "editMessageReplyMarkup")
+        markup = validate_reply_markup(p.get("reply_markup"))
+        self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
+        self._flood_consume("editMessageReplyMarkup", chat)
+        return message.to_api()
+
+    def _can_delete(self, chat: FakeChat, message: FakeMessage) -> bool:
+        return message.from_bot or chat.type == PRIVATE or chat.bot_is_admin
+
+    async def _delete_message(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        message = self._message(chat, p, MESSAGE_TO_DELETE_NOT_FOUND)
+        if not self._can_delete(chat, message):
+            raise bad_request("message can't be deleted")
+        message.deleted = True
+        return True
+
+    async def _delete_messages(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        ids = p.get("message_ids")
+        if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
+            raise bad_request("message identifiers are not specified")
+        deleted = 0
+        for message_id in ids:
+            message = chat.messages.get(_as_int(message_id) or 0)
+            if message and not message.deleted and self._can_delete(chat, message):
+                message.deleted = True
+                deleted += 1
+        if not deleted:
+            raise bad_request(MESSAGE_TO_DELETE_NOT_FOUND)
+        return True
+
+    async def _answer_callback_query(self, p: Params) -> Any:
+        query_id = p.string("callback_query_id") or ""
+        press = self.world.queries.get(query_id)
+        if (
+            press is None
+            or press.answered
+            or self.world.clock() - press.created > self.world.callback_ttl
+        ):
+            raise bad_request(QUERY_TOO_OLD)
+        text = p.string("text")
+        if text is not None and len(text) > MAX_CALLBACK_ANSWER_LENGTH:
+            raise bad_request("MESSAGE_TOO_LONG")
+        press.future.set_result(
+            CallbackAnswer(
+                query_id=query_id,
+                text=text,
+                show_alert=p.flag("show_alert"),
+                url=p.string("url"),
+                cache_time=p.integer("cache_time") or 0,
+            )
+        )
+        return True
+
+    async def _send_chat_action(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        self._thread(chat, p)
+        if not p.string("action"):
+            raise bad_request("action is empty")  # wording approximate
+        return True
+
+    # ---- chats -------------------------------------------------------------------
+
+    async def _get_chat(self, p: Params) -> Any:
+        return self._chat(p, write=False).full_info()
+
+    async def _get_chat_member(self, p: Params) -> Any:
+        chat = self._chat(p, write=False)
+        user_id = p.integer("user_id")
+        if user_id == self.world.bot.id:
+            status = MEMBER if chat.type == PRIVATE else chat.bot_status
+            return member_to_api(self.world.bot, status)
+        user = self.world.users.get(user_id) if user_id is not None else None
+        if user is None:
+            raise bad_request("user not found")
+        return member_to_api(user, chat.status_of(user.id))
+
+    async def _get_chat_administrators(self, p: Params) -> Any:
+        chat = self._chat(p, write=False)
+        if chat.type == PRIVATE:
+            raise bad_request("there are no administrators in the private chat")
+        admins = [
+            member_to_api(self.world.users[uid], status)
+            for uid, status in chat.members.items()
+            if status in (CREATOR, ADMINISTRATOR) and uid in self.world.users
+        ]
+        if chat.bot_status == ADMINISTRATOR:
+            admins.append(member_to_api(self.world.bot, ADMINISTRATOR))
+        return admins
+
+    async def _get_chat_member_count(self, p: Params) -> Any:
+        chat = self._chat(p, write=False)
+        if chat.type == PRIVATE:
+            return 2
+        count = sum(1 for status in chat.members.values() if status in PRESENT_STATUSES)
+        return count + (1 if chat.bot_status in PRESENT_STATUSES else 0)
+
+    def _pin_rights(self, chat: FakeChat) -> None:
+        if chat.type != PRIVATE and not chat.bot_is_admin:
+            raise bad_request("not enough rights to manage pinned messages in the chat")
+
+    async def _pin_chat_message(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        message = self._message(chat, p, "message to pin not found")
+        self._pin_rights(chat)
+        if message.message_id in chat.pinned:
+            chat.pinned.remove(message.message_id)
+        chat.pinned.append(message.message_id)
+        return True
+
+    async def _unpin_chat_message(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        self._pin_rights(chat)
+        message_id = p.integer("message_id")
+        if message_id is None:
+            if chat.pinned:
+                chat.pinned.pop()
+        elif message_id in chat.pinned:
+            chat.pinned.remove(message_id)
+        else:
+            raise bad_request("message to unpin not found")
+        return True
+
+    async def _unpin_all_chat_messages(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        self._pin_rights(chat)
+        chat.pinned.clear()
+        return True
+
+    async def _leave_chat(self, p: Params) -> Any:
+        chat = self._chat(p, write=False)
+        if chat.type == PRIVATE:
+            raise bad_request("chat member status can't be changed in private chats")
+        old = chat.bot_status
+        chat.bot_status = LEFT
+        self.world.my_chat_member(chat, self.world.bot, old, LEFT)
+        return True
+
+
+class ForcedRetry(ApiError):
+    """A 429 served by force_429 (recorded as forced)."""
+
+    def __init__(self, retry_after: int) -> None:
+        error = too_many_requests(retry_after)
+        super().__init__(error.error_code, error.description, error.parameters)
+
+
+def scope_key(scope: dict[str, Any]) -> str:
+    """A stable key for a BotCommandScope dict."""
+    parts = [str(scope.get("type", "default"))]
+    for name in ("chat_id", "user_id"):
+        if name in scope:
+            parts.append(f"{name}={scope[name]}")
+    return ";".join(parts)

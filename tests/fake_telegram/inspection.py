@@ -1,0 +1,223 @@
+"""What tests look at: messages per chat, recorded calls, and waiting for conditions."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .api import scope_key
+from .models import ApiCall, FakeChat, FakeMessage, FakeUser
+from .world import ChatRef, UserRef, World
+
+T = TypeVar("T")
+
+#: Pass as ``thread_id`` to select messages outside any forum topic.
+GENERAL_TOPIC = 0
+
+_POLLING = frozenset({"getupdates"})
+
+
+class Inspection:
+    """Read-only views of the state, and event-driven waits."""
+
+    world: World
+
+    # ---- chats and messages ------------------------------------------------------
+
+    def chat(self, chat: ChatRef) -> FakeChat:
+        """A chat by object or id."""
+        return self.world.chat(chat)
+
+    def user(self, user: UserRef) -> FakeUser:
+        """A user by object or id."""
+        return self.world.user(user)
+
+    def private_chat(self, user: UserRef) -> FakeChat:
+        """The private chat of a user with the bot."""
+        return self.world.private_chat(user)
+
+    @property
+    def chats(self) -> list[FakeChat]:
+        """Every chat."""
+        return list(self.world.chats.values())
+
+    def message(self, chat: ChatRef, message_id: int) -> FakeMessage:
+        """One message (deleted ones too) by id; KeyError if it never existed."""
+        return self.world.chat(chat).messages[message_id]
+
+    def messages(
+        self,
+        chat: ChatRef,
+        *,
+        thread_id: int | None = None,
+        from_bot: bool | None = None,
+        include_deleted: bool = False,
+    ) -> list[FakeMessage]:
+        """Messages of a chat, oldest first (``thread_id=GENERAL_TOPIC``: outside topics)."""
+        result = []
+        for message in self.world.chat(chat).messages.values():
+            if message.deleted and not include_deleted:
+                continue
+            if from_bot is not None and message.from_bot != from_bot:
+                continue
+            if thread_id is not None and (message.thread_id or GENERAL_TOPIC) != thread_id:
+                continue
+            result.append(message)
+        return result
+
+    def bot_messages(self, chat: ChatRef, *, thread_id: int | None = None) -> list[FakeMessage]:
+        """The bot's live messages in a chat, oldest first."""
+        return self.messages(chat, thread_id=thread_id, from_bot=True)
+
+    def last_message(
+        self, chat: ChatRef, *, thread_id: int | None = None, from_bot: bool | None = True
+    ) -> FakeMessage | None:
+        """The newest live message (by default the bot's), or None."""
+        found = self.messages(chat, thread_id=thread_id, from_bot=from_bot)
+        return found[-1] if found else None
+
+    def pinned(self, chat: ChatRef) -> list[int]:
+        """Ids of pinned messages, most recently pinned last."""
+        return list(self.world.chat(chat).pinned)
+
+    # ---- calls and updates -------------------------------------------------------
+
+    @property
+    def calls(self) -> list[ApiCall]:
+        """Every Bot API call so far, in arrival order (getUpdates included)."""
+        return list(self.world.calls)
+
+    def calls_to(self, *methods: str, include_pending: bool = False) -> list[ApiCall]:
+        """Finished calls of the given methods (any case); all but getUpdates if none."""
+        wanted = {m.lower() for m in methods}
+        return [
+            call
+            for call in self.world.calls
+            if (include_pending or not call.pending)
+            and (call.method.lower() in wanted if wanted else call.method.lower() not in _POLLING)
+        ]
+
+    @property
+    def rate_limited(self) -> list[ApiCall]:
+        """Every call answered with 429 (flood control or forced)."""
+        return [call for call in self.world.calls if call.error_code == 429]
+
+    @property
+    def failed_calls(self) -> list[ApiCall]:
+        """Every finished call that got an error (getUpdates conflicts included)."""
+        return [c for c in self.world.calls if not c.pending and not c.ok]
+
+    @property
+    def updates(self) -> list[dict[str, Any]]:
+        """Every update ever queued for the bot."""
+        return list(self.world.queue.log)
+
+    @property
+    def pending_updates(self) -> int:
+        """Updates not yet confirmed by the bot."""
+        return len(self.world.queue.pending)
+
+    def my_commands(
+        self, scope: dict[str, Any] | None = None, language_code: str = ""
+    ) -> list[dict[str, Any]]:
+        """The commands the bot set for a scope (default scope) and language."""
+        key = scope_key(scope or {"type": "default"})
+        return list(self.world.commands.get((key, language_code), []))
+
+    # ---- waiting -----------------------------------------------------------------
+
+    async def wait_for(
+        self, predicate: Callable[[], T | None], timeout: float = 5.0, *, what: str | None = None
+    ) -> T:
+        """Wait until ``predicate()`` is truthy and return its value.
+
+        Re-checked whenever the state changes (an API call, an update), not by sleeping.
+        TimeoutError names ``what`` and the last calls, to help reading a failure.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        notifier = self.world.notifier
+        while True:
+            event = notifier.current()
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                recent = [
+                    f"{c.method}({c.params.get('chat_id', '')}) -> "
+                    + ("ok" if c.ok else f"{c.error_code} {c.description}")
+                    for c in self.calls_to()[-8:]
+                ]
+                raise TimeoutError(
+                    f"{what or getattr(predicate, '__name__', 'condition')} not met within "
+                    f"{timeout}s; last calls: {recent}"
+                )
+            await notifier.wait(event, remaining)
+
+    async def wait_for_message(
+        self,
+        chat: ChatRef,
+        predicate: Callable[[FakeMessage], object] | None = None,
+        *,
+        thread_id: int | None = None,
+        after: FakeMessage | int | None = None,
+        timeout: float = 5.0,
+    ) -> FakeMessage:
+        """The newest live bot message in ``chat`` (newer than ``after``) matching ``predicate``."""
+        floor = after.message_id if isinstance(after, FakeMessage) else (after or 0)
+
+        def find() -> FakeMessage | None:
+            for message in reversed(self.bot_messages(chat, thread_id=thread_id)):
+                if message.message_id > floor and (predicate is None or predicate(message)):
+                    return message
+            return None
+
+        return await self.wait_for(find, timeout, what=f"a bot message in chat {chat!r}")
+
+    async def wait_for_call(
+        self,
+        method: str,
+        predicate: Callable[[ApiCall], object] | None = None,
+        *,
+        since: int = 0,
+        timeout: float = 5.0,
+    ) -> ApiCall:
+        """The first finished call of ``method`` at index >= ``since`` matching ``predicate``."""
+
+        def find() -> ApiCall | None:
+            for call in self.world.calls[since:]:
+                if (
+                    not call.pending
+                    and call.method.lower() == method.lower()
+                    and (predicate is None or predicate(call))
+                ):
+                    return call
+            return None
+
+        return await self.wait_for(find, timeout, what=f"a {method} call")
+
+    def busy(self) -> bool:
+        """Updates wait for the bot, or a call (other than a long poll) is in progress."""
+        return bool(self.world.queue.pending) or self.world.inflight > 0
+
+    async def settle(self, quiet: float = 0.05, timeout: float = 5.0) -> None:
+        """Wait until every update was fetched and nothing happened for ``quiet`` seconds.
+
+        A heuristic for "the bot is done reacting": a bot that thinks longer than
+        ``quiet`` without calling the API is not waited for; prefer wait_for().
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        notifier = self.world.notifier
+        while True:
+            event = notifier.current()
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"the bot did not settle within {timeout}s")
+            if self.busy():
+                await notifier.wait(event, remaining)
+                continue
+            if not await notifier.wait(event, min(quiet, remaining)):
+                return

@@ -1,0 +1,409 @@
+"""What simulated users do: start or block the bot, make groups, write, press buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from .formatting import command_entities, utf16_len
+from .models import (
+    ADMINISTRATOR,
+    CREATOR,
+    GROUP,
+    KICKED,
+    LEFT,
+    MEMBER,
+    PRESENT_STATUSES,
+    PRIVATE,
+    FakeChat,
+    FakeMessage,
+    FakeUser,
+    Press,
+)
+from .world import ChatRef, UserRef, World
+
+_MENTION_RE = re.compile(r"(?:(?<=\W)|^)@[A-Za-z0-9_]{3,32}")
+_START_LINK_RE = re.compile(
+    r"^(?:https?://)?(?:t\.me|telegram\.me)/(?P<bot>[A-Za-z0-9_]+)\?start=(?P<payload>[^&#\s]*)$"
+    r"|^tg://resolve\?domain=(?P<bot2>[A-Za-z0-9_]+)&start=(?P<payload2>[^&#\s]*)$"
+)
+
+
+class Simulation:
+    """User-side actions; each queues the updates Telegram would send to the bot."""
+
+    world: World
+
+    # ---- users and private chats -------------------------------------------------
+
+    async def create_user(
+        self,
+        first_name: str,
+        *,
+        username: str | None = None,
+        last_name: str | None = None,
+        language_code: str | None = "en",
+        user_id: int | None = None,
+    ) -> FakeUser:
+        """A new user who has not started the bot yet."""
+        uid = user_id if user_id is not None else self.world.new_user_id()
+        return self.world.add_user(
+            FakeUser(
+                id=uid,
+                first_name=first_name,
+                username=username,
+                last_name=last_name,
+                language_code=language_code,
+            )
+        )
+
+    async def create_users(self, *first_names: str, language_code: str = "en") -> list[FakeUser]:
+        """Several users at once (usernames are the lower-cased first names)."""
+        return [
+            await self.create_user(name, username=name.lower(), language_code=language_code)
+            for name in first_names
+        ]
+
+    async def start_bot(self, user: UserRef, payload: str | None = None) -> FakeMessage:
+        """The user opens the bot and presses Start: "/start" or "/start <payload>"."""
+        text = "/start" if not payload else f"/start {payload}"
+        return await self.send_text(user, self.world.user(user).id, text)
+
+    async def block_bot(self, user: UserRef) -> None:
+        """The user blocks the bot (the bot gets my_chat_member: member -> kicked)."""
+        person = self.world.user(user)
+        if person.blocked:
+            return
+        person.blocked = True
+        chat = self.world.private_chat(person)
+        self.world.my_chat_member(chat, person, MEMBER, KICKED)
+
+    async def unblock_bot(self, user: UserRef) -> None:
+        """The user unblocks the bot (my_chat_member: kicked -> member)."""
+        person = self.world.user(user)
+        if not person.blocked:
+            return
+        person.blocked = False
+        person.started = True
+        chat = self.world.private_chat(person)
+        self.world.my_chat_member(chat, person, KICKED, MEMBER)
+
+    # ---- groups ------------------------------------------------------------------
+
+    def _fill(
+        self,
+        chat: FakeChat,
+        members: Iterable[UserRef],
+        admins: Iterable[UserRef],
+        creator: UserRef | None,
+    ) -> None:
+        for member in members:
+            chat.members[self.world.user(member).id] = MEMBER
+        for admin in admins:
+            chat.members[self.world.user(admin).id] = ADMINISTRATOR
+        if creator is not None:
+            chat.members[self.world.user(creator).id] = CREATOR
+
+    async def create_group(
+        self,
+        title: str,
+        *,
+        members: Iterable[UserRef] = (),
+        admins: Iterable[UserRef] = (),
+        creator: UserRef | None = None,
+        bot_status: str = MEMBER,
+    ) -> FakeChat:
+        """A basic group that already has these members and the bot (no updates sent)."""
+        chat = self.world.add_group(title, supergroup=False)
+        self._fill(chat, members, admins, creator)
+        chat.bot_status = bot_status
+        return chat
+
+    async def create_supergroup(
+        self,
+        title: str,
+        *,
+        forum: bool = False,
+        username: str | None = None,
+        members: Iterable[UserRef] = (),
+        admins: Iterable[UserRef] = (),
+        creator: UserRef | None = None,
+        bot_status: str = MEMBER,
+    ) -> FakeChat:
+        """A supergroup (``forum=True`` for topics) with these members and the bot."""
+        chat = self.world.add_group(title, supergroup=True, forum=forum, username=username)
+        self._fill(chat, members, admins, creator)
+        chat.bot_status = bot_status
+        return chat
+
+    async def create_topic(self, chat: ChatRef, name: str, *, by: UserRef | None = None) -> int:
+        """A forum topic; returns its message_thread_id. With ``by``, the bot is told."""
+        group = self.world.chat(chat)
+        if not group.is_forum:
+            raise ValueError(f"chat {group.id} is not a forum")
+        sender = self.world.user(by) if by is not None else self.world.bot
+        thread_id = group.next_message_id
+        group.topics[thread_id] = name
+        message = self.world.add_message(
+            group,
+            sender,
+            thread_id=thread_id,
+            extra={"forum_topic_created": {"name": name, "icon_color": 7322096}},
+        )
+        if by is not None:
+            self._deliver(message, addressed=True)
+        return thread_id
+
+    async def add_member(
+        self, chat: ChatRef, user: UserRef, *, by: UserRef | None = None, announce: bool = True
+    ) -> None:
+        """A user joins (or is added ``by`` someone); a new_chat_members message is sent."""
+        group = self.world.chat(chat)
+        person = self.world.user(user)
+        group.members[person.id] = MEMBER
+        if announce:
+            actor = self.world.user(by) if by is not None else person
+            message = self.world.add_message(
+                group, actor, extra={"new_chat_members": [person.to_api()]}
+            )
+            self._deliver(message, addressed=True)
+
+    async def remove_member(
+        self, chat: ChatRef, user: UserRef, *, kicked: bool = False, announce: bool = True
+    ) -> None:
+        """A user leaves (or is kicked); a left_chat_member message is sent."""
+        group = self.world.chat(chat)
+        person = self.world.user(user)
+        group.members[person.id] = KICKED if kicked else LEFT
+        if announce:
+            message = self.world.add_message(
+                group, person, extra={"left_chat_member": person.to_api()}
+            )
+            self._deliver(message, addressed=True)
+
+    async def set_admin(self, chat: ChatRef, user: UserRef, admin: bool = True) -> None:
+        """Promote a member to administrator (or demote him)."""
+        group = self.world.chat(chat)
+        person = self.world.user(user)
+        if group.members.get(person.id) == CREATOR:
+            return
+        group.members[person.id] = ADMINISTRATOR if admin else MEMBER
+        self.world.notifier.notify()
+
+    async def add_bot(self, chat: ChatRef, *, by: UserRef, admin: bool = False) -> None:
+        """Someone adds the bot: my_chat_member (left -> member) and new_chat_members."""
+        group = self.world.chat(chat)
+        actor = self.world.user(by)
+        old = group.bot_status
+        group.bot_status = ADMINISTRATOR if admin else MEMBER
+        self.world.my_chat_member(group, actor, old, group.bot_status)
+        message = self.world.add_message(
+            group, actor, extra={"new_chat_members": [self.world.bot.to_api()]}
+        )
+        self._deliver(message, addressed=True)
+
+    async def remove_bot(self, chat: ChatRef, *, by: UserRef, kicked: bool = True) -> None:
+        """Someone removes the bot: my_chat_member (member -> kicked/left)."""
+        group = self.world.chat(chat)
+        old = group.bot_status
+        group.bot_status = KICKED if kicked else LEFT
+        self.world.my_chat_member(group, self.world.user(by), old, group.bot_status)
+
+    async def set_bot_admin(self, chat: ChatRef, admin: bool = True, *, by: UserRef) -> None:
+        """Promote the bot to administrator (or demote it): my_chat_member."""
+        group = self.world.chat(chat)
+        old = group.bot_status
+        group.bot_status = ADMINISTRATOR if admin else MEMBER
+        if old != group.bot_status:
+            self.world.my_chat_member(group, self.world.user(by), old, group.bot_status)
+
+    async def migrate_to_supergroup(self, chat: ChatRef, *, by: UserRef | None = None) -> FakeChat:
+        """Upgrade a basic group: the old id then answers 400 with migrate_to_chat_id."""
+        old = self.world.chat(chat)
+        if old.type != GROUP or old.migrated_to is not None:
+            raise ValueError(f"chat {old.id} is not a basic group")
+        actor = self.world.user(by) if by is not None else self._some_admin(old)
+        new = self.world.add_group(old.title or "", supergroup=True)
+        new.members = dict(old.members)
+        new.bot_status = old.bot_status
+        new.migrated_from = old.id
+        old.migrated_to = new.id
+        to_message = self.world.add_message(old, actor, extra={"migrate_to_chat_id": new.id})
+        self._deliver(to_message, addressed=True)
+        from_message = self.world.add_message(new, actor, extra={"migrate_from_chat_id": old.id})
+        self._deliver(from_message, addressed=True)
+        return new
+
+    def _some_admin(self, chat: FakeChat) -> FakeUser:
+        for status in (CREATOR, ADMINISTRATOR, MEMBER):
+            for uid, member_status in chat.members.items():
+                if member_status == status:
+                    return self.world.user(uid)
+        raise ValueError(f"chat {chat.id} has no members; pass by=")
+
+    # ---- writing -----------------------------------------------------------------
+
+    def _deliver(self, message: FakeMessage, *, addressed: bool) -> dict[str, Any] | None:
+        chat = message.chat
+        if chat.type != PRIVATE:
+            if chat.bot_status not in PRESENT_STATUSES:
+                return None
+            if self.world.privacy_mode and not addressed and not chat.bot_is_admin:
+                return None
+        return self.world.emit("message", message.to_api())
+
+    def _addressed(self, text: str, reply_to: FakeMessage | None) -> bool:
+        bot_name = (self.world.bot.username or "").lower()
+        if reply_to is not None and reply_to.from_bot:
+            return True
+        if text.startswith("/"):
+            command = text.split(maxsplit=1)[0]
+            if "@" in command:
+                return command.split("@", 1)[1].lower() == bot_name
+            return True
+        return f"@{bot_name}" in text.lower()
+
+    async def send_text(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        text: str,
+        *,
+        thread_id: int | None = None,
+        reply_to: FakeMessage | int | None = None,
+    ) -> FakeMessage:
+        """The user writes ``text`` (commands get bot_command entities) in a chat or topic."""
+        person = self.world.user(user)
+        place = self.world.chat(chat)
+        if not text.strip():
+            raise ValueError("a user cannot send an empty message")
+        if place.type == PRIVATE:
+            if place.user is not person:
+                raise ValueError(f"{person.first_name} is not in private chat {place.id}")
+            if person.blocked:
+                await self.unblock_bot(person)  # the client's "Restart" button
+            person.started = True
+        elif place.status_of(person.id) not in PRESENT_STATUSES:
+            raise ValueError(f"{person.first_name} is not a member of chat {place.id}")
+        if place.migrated_to is not None:
+            raise ValueError(f"chat {place.id} was upgraded to {place.migrated_to}")
+        target: FakeMessage | None = None
+        if reply_to is not None:
+            target = place.messages[reply_to if isinstance(reply_to, int) else reply_to.message_id]
+            if thread_id is None and place.is_forum:
+                thread_id = target.thread_id
+        if thread_id is not None and place.is_forum and thread_id not in place.topics:
+            raise ValueError(f"no topic {thread_id} in chat {place.id}")
+        entities = command_entities(text)
+        for match in _MENTION_RE.finditer(text):
+            entities.append(
+                {
+                    "type": "mention",
+                    "offset": utf16_len(text[: match.start()]),
+                    "length": utf16_len(match.group(0)),
+                }
+            )
+        entities.sort(key=lambda e: e["offset"])
+        message = self.world.add_message(
+            place,
+            person,
+            text=text,
+            entities=entities,
+            thread_id=thread_id,
+            reply_to=target.message_id if target else None,
+        )
+        self._deliver(message, addressed=self._addressed(text, target))
+        return message
+
+    async def send_command(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        command: str,
+        args: str = "",
+        *,
+        thread_id: int | None = None,
+        mention: bool = False,
+    ) -> FakeMessage:
+        """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``)."""
+        text = "/" + command.lstrip("/")
+        if mention:
+            text += f"@{self.world.bot.username}"
+        if args:
+            text += f" {args}"
+        return await self.send_text(user, chat, text, thread_id=thread_id)
+
+    async def open_link(self, user: UserRef, url: str) -> FakeMessage:
+        """The user follows a ``t.me/<bot>?start=<payload>`` link (sends /start payload)."""
+        match = _START_LINK_RE.match(url)
+        if match is None:
+            raise ValueError(f"not a start link: {url}")
+        bot = match.group("bot") or match.group("bot2")
+        payload = match.group("payload") if match.group("bot") else match.group("payload2")
+        if bot.lower() != (self.world.bot.username or "").lower():
+            raise ValueError(f"the link {url} opens another bot")
+        return await self.start_bot(user, payload or None)
+
+    # ---- buttons -----------------------------------------------------------------
+
+    async def press(
+        self,
+        user: UserRef,
+        message: FakeMessage,
+        text_contains: str | None = None,
+        *,
+        text: str | None = None,
+        data: str | None = None,
+        data_prefix: str | None = None,
+        force: bool = False,
+    ) -> Press:
+        """The user presses an inline button of ``message``: a callback_query update.
+
+        The button is found by its text or data (LookupError if not drawn now). With
+        ``force=True`` and ``data``, the data is sent even if no such button is drawn
+        (a stale press, as from a client that has not seen an edit yet).
+        """
+        person = self.world.user(user)
+        chat = message.chat
+        if message.deleted:
+            raise ValueError(f"message {message.message_id} of chat {chat.id} is deleted")
+        if chat.type == PRIVATE:
+            if chat.user is not person:
+                raise ValueError(f"{person.first_name} cannot see private chat {chat.id}")
+            if person.blocked:
+                raise ValueError(f"{person.first_name} blocked the bot")
+        elif chat.status_of(person.id) not in PRESENT_STATUSES:
+            raise ValueError(f"{person.first_name} is not a member of chat {chat.id}")
+        if force and data is not None:
+            payload = data
+        else:
+            button = message.find_button(
+                text_contains, text=text, data=data, data_prefix=data_prefix
+            )
+            if button.callback_data is None:
+                raise ValueError(f"button {button.text!r} is not a callback button")
+            payload = button.callback_data
+        query_id = self.world.new_query_id()
+        update = self.world.emit(
+            "callback_query",
+            {
+                "id": query_id,
+                "from": person.to_api(),
+                "message": message.to_api(),
+                "chat_instance": str(abs(chat.id) * 1_000_003 % 10**18),
+                "data": payload,
+            },
+        )
+        press = Press(
+            query_id=query_id,
+            update_id=update["update_id"],
+            user=person,
+            message=message,
+            data=payload,
+            created=self.world.clock(),
+            future=asyncio.get_running_loop().create_future(),
+        )
+        self.world.queries[query_id] = press
+        return press

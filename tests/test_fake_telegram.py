@@ -1,0 +1,689 @@
+"""The fake Bot API server, driven by the real python-telegram-bot over HTTP (no mocks)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp import web
+from fake_telegram import (
+    ADMINISTRATOR,
+    GENERAL_TOPIC,
+    SECRET_HEADER,
+    FakeTelegramServer,
+    FakeUser,
+    Limits,
+    find_button,
+    parse_html,
+    parse_text,
+    running,
+)
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeChat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    EndPointNotFound,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+)
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+AnyApp = Application[Any, Any, Any, Any, Any, Any]
+
+# PTB warns on every RetryAfter that retry_after will become a timedelta one day.
+pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[FakeTelegramServer]:
+    """A fake Telegram with the fast (time-scaled) flood limits."""
+    async with FakeTelegramServer(limits=Limits.fast()) as fake:
+        yield fake
+
+
+@pytest.fixture
+async def bot(server: FakeTelegramServer) -> AsyncIterator[Bot]:
+    """A real PTB bot talking to the fake over HTTP (no polling)."""
+    app = server.application_builder().build()
+    async with app:
+        yield app.bot
+
+
+def keyboard(*rows: list[tuple[str, str]]) -> InlineKeyboardMarkup:
+    """Inline keyboard from rows of (text, callback_data)."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(text, callback_data=data) for text, data in row] for row in rows]
+    )
+
+
+async def started_user(server: FakeTelegramServer, name: str = "Ann") -> FakeUser:
+    """A user who pressed Start (his /start update is dropped)."""
+    user = await server.create_user(name, username=name.lower())
+    await server.start_bot(user)
+    server.drop_pending_updates()
+    return user
+
+
+# ---- the basics -----------------------------------------------------------------------
+
+
+async def test_get_me_and_unknown_method_and_bad_token(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    me = await bot.get_me()
+    assert me.username == "durak_test_bot"
+    assert me.is_bot and me.id == server.bot_user.id
+    assert not me.can_read_all_group_messages  # privacy mode on, as by default
+    with pytest.raises(EndPointNotFound):
+        await bot.do_api_request("noSuchMethod")
+    wrong = Bot("42:wrong", base_url=server.base_url)
+    with pytest.raises(InvalidToken):
+        await wrong.get_me()
+    assert server.calls_to("getMe")[-1].ok
+
+
+async def test_echo_app_with_button_roundtrip(server: FakeTelegramServer) -> None:
+    async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Greets with a keyboard (and echoes the start payload)."""
+        assert update.effective_message is not None
+        payload = " ".join(context.args or [])
+        await update.effective_message.reply_text(
+            f"Hello {payload}".strip(), reply_markup=keyboard([("Play ♥", "play:1")])
+        )
+
+    async def pressed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Answers the press and edits the message."""
+        query = update.callback_query
+        assert query is not None
+        await query.answer(f"you chose {query.data}", show_alert=True)
+        await query.edit_message_text("Chosen", reply_markup=keyboard([("Again", "again")]))
+
+    async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Echoes text."""
+        assert update.effective_message is not None and update.effective_message.text
+        await update.effective_message.reply_text(update.effective_message.text)
+
+    app = server.application_builder().build()
+    app.add_handler(CommandHandler("start", start))
+    app.add_handler(CallbackQueryHandler(pressed))
+    app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, echo))
+    ann = await server.create_user("Ann", username="ann", language_code="ru")
+    async with running(app):
+        await server.open_link(ann, "https://t.me/durak_test_bot?start=table42")
+        hello = await server.wait_for_message(ann.id, lambda m: m.text == "Hello table42")
+        button = find_button(hello, "play")
+        assert (button.text, button.callback_data, button.row, button.column) == (
+            "Play ♥",
+            "play:1",
+            0,
+            0,
+        )
+        press = await server.press(ann, hello, "Play")
+        answer = await press.answer(timeout=5)
+        assert answer.text == "you chose play:1" and answer.show_alert
+        await server.wait_for(lambda: hello.text == "Chosen", what="the edit")
+        assert hello.edit_count == 1 and hello.history[0].text == "Hello table42"
+        assert [b.text for b in hello.button_list] == ["Again"]
+
+        await server.send_text(ann, ann.id, "ping")
+        pong = await server.wait_for_message(ann.id, lambda m: m.text == "ping", after=hello)
+        assert pong.message_id > hello.message_id
+        await server.settle()
+    assert server.pending_updates == 0
+    assert server.rate_limited == []
+    assert server.internal_errors == []
+
+
+async def test_group_commands_privacy_mode_and_entities(server: FakeTelegramServer) -> None:
+    seen: list[str] = []
+
+    async def record(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Records every message text."""
+        if update.effective_message and update.effective_message.text:
+            seen.append(update.effective_message.text)
+
+    async def newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Replies to /newgame."""
+        assert update.effective_message is not None
+        await update.effective_message.reply_text(f"lobby {context.args}")
+
+    app = server.application_builder().build()
+    app.add_handler(CommandHandler("newgame", newgame))
+    app.add_handler(MessageHandler(filters.ALL, record), group=1)
+    ann, bob = await server.create_users("Ann", "Bob")
+    group = await server.create_group("Friends", members=[ann, bob], creator=ann)
+    async with running(app):
+        await server.send_text(bob, group, "just chatting")  # not for the bot: never delivered
+        command = await server.send_command(ann, group, "newgame", "fast", mention=True)
+        assert command.entities == [
+            {"type": "bot_command", "offset": 0, "length": len("/newgame@durak_test_bot")}
+        ]
+        await server.send_text(bob, group, "/help@other_bot")  # another bot's command
+        lobby = await server.wait_for_message(group, lambda m: (m.text or "").startswith("lobby"))
+        assert lobby.text == "lobby ['fast']"
+        await server.send_text(bob, group, "reply to you", reply_to=lobby)
+        await server.wait_for(lambda: "reply to you" in seen)
+    assert seen == ["/newgame@durak_test_bot fast", "reply to you"]
+    assert server.messages(group, from_bot=False)[0].text == "just chatting"
+
+
+# ---- errors, as PTB exceptions -----------------------------------------------------------
+
+
+async def test_edit_errors(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    markup = keyboard([("A", "a")])
+    sent = await bot.send_message(ann.id, "<b>table</b>", parse_mode="HTML", reply_markup=markup)
+    with pytest.raises(BadRequest, match="Message is not modified: specified new message"):
+        await bot.edit_message_text(
+            "<b>table</b>",
+            chat_id=ann.id,
+            message_id=sent.message_id,
+            parse_mode="HTML",
+            reply_markup=markup,
+        )
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_reply_markup(ann.id, sent.message_id, reply_markup=markup)
+    # Same text, other markup: fine. Same entities from other tags: not modified.
+    await bot.edit_message_text(
+        "<strong>table</strong>", chat_id=ann.id, message_id=sent.message_id, parse_mode="HTML"
+    )
+    state = server.message(ann.id, sent.message_id)
+    assert state.reply_markup is None and state.text == "<strong>table</strong>"
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_text(
+            "<b>table</b>", chat_id=ann.id, message_id=sent.message_id, parse_mode="HTML"
+        )
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("x", chat_id=ann.id, message_id=9999)
+    assert await bot.delete_message(ann.id, sent.message_id)
+    assert state.deleted
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("x", chat_id=ann.id, message_id=sent.message_id)
+    with pytest.raises(BadRequest, match="Message to delete not found"):
+        await bot.delete_message(ann.id, sent.message_id)
+    assert server.messages(ann.id, from_bot=True) == []
+    assert server.messages(ann.id, from_bot=True, include_deleted=True) == [state]
+
+
+@pytest.mark.filterwarnings("ignore:Please use 'Bot.sendMessage'")
+async def test_text_and_keyboard_validation(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(ann.id, "x", reply_markup=keyboard([("A", "x" * 65)]))
+    await bot.send_message(ann.id, "x", reply_markup=keyboard([("A", "я" * 32)]))  # 64 bytes
+    with pytest.raises(BadRequest, match="Button_data_invalid"):
+        await bot.send_message(ann.id, "x", reply_markup=keyboard([("A", "я" * 32 + "z")]))
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(ann.id, "ж" * 4097)
+    # Counted after parsing: tags and entities do not count.
+    await bot.send_message(ann.id, "<b>" + "&lt;" * 4096 + "</b>", parse_mode="HTML")
+    assert server.last_message(ann.id).plain_text == "<" * 4096  # type: ignore[union-attr]
+    with pytest.raises(BadRequest, match="Message text is empty"):
+        await bot.send_message(ann.id, "  \n ")
+    with pytest.raises(BadRequest, match="Can't parse entities: unsupported start tag"):
+        await bot.send_message(ann.id, "a<br>b", parse_mode="HTML")
+    with pytest.raises(BadRequest, match="can't find end tag"):
+        await bot.send_message(ann.id, "<b>open", parse_mode="HTML")
+    with pytest.raises(BadRequest, match="text buttons are unallowed"):
+        await bot.do_api_request(
+            "sendMessage",
+            api_kwargs={
+                "chat_id": ann.id,
+                "text": "x",
+                "reply_markup": json.dumps({"inline_keyboard": [[{"text": "no action"}]]}),
+            },
+        )
+    many = [[(str(r * 10 + c), str(r * 10 + c)) for c in range(8)] for r in range(13)]
+    with pytest.raises(BadRequest, match="Reply markup is too long"):
+        await bot.send_message(ann.id, "x", reply_markup=keyboard(*many))
+
+
+async def test_chat_errors(server: FakeTelegramServer, bot: Bot) -> None:
+    stranger = await server.create_user("Stranger")
+    with pytest.raises(Forbidden, match="bot can't initiate conversation with a user"):
+        await bot.send_message(stranger.id, "hi")
+    ann = await started_user(server)
+    await bot.send_message(ann.id, "hi")
+    await server.block_bot(ann)
+    with pytest.raises(Forbidden, match="bot was blocked by the user"):
+        await bot.send_message(ann.id, "hi")
+    await server.start_bot(ann)  # "Restart": unblocks and sends /start
+    await bot.send_message(ann.id, "welcome back")
+    kinds = [next(k for k in u if k != "update_id") for u in server.updates]
+    assert kinds[-3:] == ["my_chat_member", "my_chat_member", "message"]
+    with pytest.raises(BadRequest, match="Chat not found"):
+        await bot.send_message(-100123, "hi")
+    group = await server.create_group("Old", members=[ann], creator=ann)
+    await bot.send_message(group.id, "before")
+    supergroup = await server.migrate_to_supergroup(group)
+    with pytest.raises(ChatMigrated) as migrated:
+        await bot.send_message(group.id, "after")
+    assert migrated.value.new_chat_id == supergroup.id
+    await bot.send_message(supergroup.id, "after")
+    assert server.last_message(supergroup).text == "after"  # type: ignore[union-attr]
+    await server.remove_bot(supergroup, by=ann)
+    with pytest.raises(Forbidden, match="bot was kicked from the supergroup chat"):
+        await bot.send_message(supergroup.id, "still here?")
+    # Every update the fake made parses as a PTB Update.
+    parsed = [Update.de_json(u, bot) for u in server.updates]
+    migration = [p.message for p in parsed if p.message and p.message.migrate_to_chat_id]
+    assert migration[0].migrate_to_chat_id == supergroup.id
+    assert parsed[-1].my_chat_member is not None
+    assert parsed[-1].my_chat_member.new_chat_member.status == "kicked"
+
+
+async def test_callback_query_answers(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    sent = await bot.send_message(ann.id, "pick", reply_markup=keyboard([("A", "a"), ("B", "b")]))
+    message = server.message(ann.id, sent.message_id)
+    press = await server.press(ann, message, data="b")
+    [update] = await bot.get_updates(timeout=0)
+    assert update.callback_query is not None
+    assert update.callback_query.data == "b" and update.callback_query.from_user.id == ann.id
+    assert update.callback_query.message.message_id == sent.message_id  # type: ignore[union-attr]
+    assert update.callback_query.id == press.query_id
+    assert await update.callback_query.answer("ok")
+    assert press.result is not None and press.result.text == "ok"
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await update.callback_query.answer("twice")
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_callback_query("12345")
+    with pytest.raises(LookupError, match="buttons: \\[\\('A', 'a'\\), \\('B', 'b'\\)\\]"):
+        await server.press(ann, message, data="zzz")
+    stale = await server.press(ann, message, data="zzz", force=True)
+    assert stale.data == "zzz"
+    server.callback_ttl = 0.01
+    late = await server.press(ann, message, "A")
+    await asyncio.sleep(0.03)
+    with pytest.raises(BadRequest, match="Query is too old"):
+        await bot.answer_callback_query(late.query_id)
+    with pytest.raises(TimeoutError, match="did not answer"):
+        await late.answer(timeout=0.01)
+    fresh = await server.press(ann, message, "A")
+    server.callback_ttl = 15.0
+    with pytest.raises(BadRequest, match="Message_too_long"):
+        await bot.answer_callback_query(fresh.query_id, "x" * 201)
+
+
+# ---- flood control ---------------------------------------------------------------------
+
+
+class ManualClock:
+    """A clock that moves only when told (for deterministic flood-control tests)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_rate_limits_with_telegrams_figures(server: FakeTelegramServer, bot: Bot) -> None:
+    clock = ManualClock()
+    server.limiter.clock = clock
+    server.set_limits(Limits.telegram())
+    ann = await started_user(server)
+    for i in range(5):  # a short burst in a private chat is tolerated
+        await bot.send_message(ann.id, f"m{i}")
+    with pytest.raises(RetryAfter) as private_flood:
+        await bot.send_message(ann.id, "one too many")
+    assert private_flood.value.retry_after == 1
+    clock.now += 1
+    await bot.send_message(ann.id, "a second later")
+    group = await server.create_group("G", members=[ann])
+    sent = await bot.send_message(group.id, "table")
+    for i in range(19):  # edits count too: 20 a minute per group
+        await bot.edit_message_text(f"table {i}", chat_id=group.id, message_id=sent.message_id)
+    with pytest.raises(RetryAfter) as group_flood:
+        await bot.edit_message_text("table x", chat_id=group.id, message_id=sent.message_id)
+    assert group_flood.value.retry_after == 3  # one per 60/20 s
+    clock.now += 3
+    await bot.edit_message_text("table y", chat_id=group.id, message_id=sent.message_id)
+    flood = server.rate_limited
+    assert [c.method for c in flood] == ["sendMessage", "editMessageText"]
+    assert not any(c.forced for c in flood)
+    assert flood[1].description == "Too Many Requests: retry after 3"
+    assert flood[1].params["text"] == "table x"
+    # The global limit: 30 a second over all chats (plus 0.25 s of tolerance: 7 more).
+    server.reset_limits()
+    users = [await started_user(server, f"U{i}") for i in range(40)]
+    results = await asyncio.gather(
+        *(bot.send_message(u.id, "news") for u in users), return_exceptions=True
+    )
+    assert sum(isinstance(r, RetryAfter) for r in results) == 40 - 37
+    assert all(not isinstance(r, Exception) or isinstance(r, RetryAfter) for r in results)
+
+
+async def test_rate_limits_fast_scale_recover(server: FakeTelegramServer, bot: Bot) -> None:
+    clock = ManualClock()
+    server.limiter.clock = clock
+    ann = await started_user(server)
+    limits = server.limits
+    for i in range(limits.chat_burst):
+        await bot.send_message(ann.id, f"m{i}")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(ann.id, "too fast")
+    assert flood.value.retry_after == 1  # whole seconds, at least 1, as Telegram says
+    clock.now += limits.time_scale * limits.chat_burst / limits.chat_per_second
+    for i in range(limits.chat_burst):  # time is shrunk: the whole burst came back
+        await bot.send_message(ann.id, f"later {i}")
+
+
+async def test_force_429_on_demand(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server, "Ann")
+    bob = await started_user(server, "Bob")
+    server.force_429(2, retry_after=7, chat=ann.id, method="sendMessage")
+    await bot.send_message(bob.id, "bob is not affected")
+    for _ in range(2):
+        with pytest.raises(RetryAfter) as exc:
+            await bot.send_message(ann.id, "hi")
+        assert exc.value.retry_after == 7
+    await bot.send_message(ann.id, "now it works")
+    server.force_429(retry_after=2)  # any method but getUpdates
+    assert await bot.get_updates(timeout=0) == ()
+    with pytest.raises(RetryAfter):
+        await bot.get_chat(ann.id)
+    assert [(c.method, c.forced, c.retry_after) for c in server.rate_limited] == [
+        ("sendMessage", True, 7),
+        ("sendMessage", True, 7),
+        ("getChat", True, 2),
+    ]
+
+
+async def test_aioratelimiter_keeps_a_burst_of_edits_clear_of_429(
+    server: FakeTelegramServer,
+) -> None:
+    server.set_limits(Limits.off())
+    users = [await started_user(server, f"P{i}") for i in range(20)]
+    group = await server.create_group("Table", members=users)
+    plain = server.application_builder().build()
+    limited = server.application_builder().rate_limiter(AIORateLimiter()).build()
+    async with plain, limited:
+        hands = [await plain.bot.send_message(u.id, "hand") for u in users]
+        table = await plain.bot.send_message(group.id, "table")
+        server.set_limits(Limits.telegram())
+
+        async def burst(app: AnyApp, tag: str) -> list[Any]:
+            edits = [
+                app.bot.edit_message_text(f"{tag} {k}", chat_id=u.id, message_id=h.message_id)
+                for k in range(2)
+                for u, h in zip(users, hands, strict=True)
+            ]
+            edits += [
+                app.bot.edit_message_text(
+                    f"{tag} table {k}", chat_id=group.id, message_id=table.message_id
+                )
+                for k in range(20)
+            ]
+            return await asyncio.gather(*edits, return_exceptions=True)
+
+        # Open the connections first (getMe is not rate limited), as a running bot has.
+        await asyncio.gather(*(limited.bot.get_me() for _ in range(60)))
+        started = time.monotonic()
+        results = await burst(limited, "limited")
+        assert server.rate_limited == [], [
+            (c.method, c.params["chat_id"], c.time, c.description) for c in server.rate_limited
+        ]
+        assert all(not isinstance(r, Exception) for r in results), results
+        assert time.monotonic() - started < 10
+
+        # The same burst without the limiter (on a stopped clock, so the count is exact):
+        # 30 at once plus 7 of tolerance go through, the rest draws 429.
+        server.limiter.clock = ManualClock()
+        server.reset_limits()
+        results = await burst(plain, "plain")
+        assert sum(isinstance(r, RetryAfter) for r in results) == 60 - 37
+        assert len(server.rate_limited) == 23 and not server.rate_limited[0].forced
+
+
+# ---- forums, admins, commands, pins ---------------------------------------------------------
+
+
+async def test_forum_topics(server: FakeTelegramServer) -> None:
+    async def rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Answers in the topic it was called from."""
+        assert update.effective_message is not None
+        await update.effective_message.reply_text("the rules", do_quote=False)
+
+    app = server.application_builder().build()
+    app.add_handler(CommandHandler("rules", rules))
+    ann = (await server.create_users("Ann"))[0]
+    forum = await server.create_supergroup("Club", forum=True, members=[ann], username="club")
+    topic = await server.create_topic(forum, "Durak", by=ann)
+    other = await server.create_topic(forum, "Chess")
+    async with running(app):
+        asked = await server.send_command(ann, forum, "rules", thread_id=topic)
+        assert asked.thread_id == topic
+        answer = await server.wait_for_message(forum, thread_id=topic)
+        assert answer.text == "the rules" and answer.thread_id == topic
+        await server.send_command(ann, forum, "rules")  # the General topic
+        general = await server.wait_for_message(forum, thread_id=GENERAL_TOPIC)
+        assert general.thread_id is None
+        assert server.messages(forum, thread_id=other) == [server.message(forum, other)]
+        sent = await app.bot.send_message("@club", "by username", message_thread_id=other)
+        assert sent.message_thread_id == other and sent.is_topic_message
+        with pytest.raises(BadRequest, match="Message thread not found"):
+            await app.bot.send_message(forum.id, "nowhere", message_thread_id=424242)
+        edited = await app.bot.edit_message_text("edited", forum.id, sent.message_id)
+        assert not isinstance(edited, bool) and edited.message_thread_id == other
+        assert server.message(forum, sent.message_id).thread_id == other
+    topic_created = Update.de_json(server.updates[0], app.bot).message
+    assert topic_created is not None and topic_created.forum_topic_created is not None
+    assert topic_created.forum_topic_created.name == "Durak"
+
+
+async def test_admins_members_pins_and_leaving(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob, cid = await server.create_users("Ann", "Bob", "Cid")
+    group = await server.create_supergroup("G", members=[bob, cid], creator=ann)
+    await server.set_admin(group, bob)
+    admins = await bot.get_chat_administrators(group.id)
+    assert {(a.user.first_name, a.status) for a in admins} == {
+        ("Ann", "creator"),
+        ("Bob", "administrator"),
+    }
+    assert (await bot.get_chat_member(group.id, cid.id)).status == "member"
+    assert (await bot.get_chat_member(group.id, bot.id)).status == "member"
+    outsider = await server.create_user("Out")
+    assert (await bot.get_chat_member(group.id, outsider.id)).status == "left"
+    assert await bot.get_chat_member_count(group.id) == 4
+    chat = await bot.get_chat(group.id)
+    assert chat.title == "G" and chat.type == "supergroup"
+    sent = await bot.send_message(group.id, "pin me")
+    with pytest.raises(BadRequest, match="Not enough rights"):
+        await bot.pin_chat_message(group.id, sent.message_id)
+    await server.set_bot_admin(group, by=ann)
+    assert group.bot_status == ADMINISTRATOR
+    await bot.pin_chat_message(group.id, sent.message_id)
+    assert server.pinned(group) == [sent.message_id]
+    await bot.unpin_chat_message(group.id)
+    assert server.pinned(group) == []
+    assert await bot.leave_chat(group.id)
+    with pytest.raises(Forbidden, match="bot is not a member of the supergroup chat"):
+        await bot.send_message(group.id, "gone")
+    last = Update.de_json(server.updates[-1], bot)
+    assert last.my_chat_member is not None
+    assert last.my_chat_member.new_chat_member.status == "left"
+
+
+async def test_bot_added_to_group_updates(server: FakeTelegramServer) -> None:
+    statuses: list[tuple[str, str]] = []
+
+    async def member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Records the bot's status changes."""
+        change = update.my_chat_member
+        assert change is not None
+        statuses.append((change.old_chat_member.status, change.new_chat_member.status))
+
+    app = server.application_builder().build()
+    app.add_handler(ChatMemberHandler(member, ChatMemberHandler.MY_CHAT_MEMBER))
+    ann = await server.create_user("Ann")
+    group = await server.create_group("New", members=[ann], creator=ann, bot_status="left")
+    async with running(app):
+        await server.add_bot(group, by=ann)
+        await server.remove_bot(group, by=ann)
+        await server.wait_for(lambda: len(statuses) == 2)
+    assert statuses == [("left", "member"), ("member", "kicked")]
+
+
+async def test_my_commands_per_scope_and_language(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    await bot.set_my_commands([BotCommand("newgame", "New game")])
+    await bot.set_my_commands(
+        [BotCommand("newgame", "Новая игра"), BotCommand("stats", "Счёт")],
+        scope=BotCommandScopeAllGroupChats(),
+        language_code="ru",
+    )
+    await bot.set_my_commands([BotCommand("hand", "Hand")], scope=BotCommandScopeChat(ann.id))
+    assert server.my_commands() == [{"command": "newgame", "description": "New game"}]
+    assert [c["command"] for c in server.my_commands({"type": "all_group_chats"}, "ru")] == [
+        "newgame",
+        "stats",
+    ]
+    assert server.my_commands({"type": "chat", "chat_id": ann.id}) == [
+        {"command": "hand", "description": "Hand"}
+    ]
+    got = await bot.get_my_commands(scope=BotCommandScopeAllGroupChats(), language_code="ru")
+    assert [c.description for c in got] == ["Новая игра", "Счёт"]
+    with pytest.raises(BadRequest, match="Bot_command_invalid"):
+        await bot.set_my_commands([BotCommand("NewGame", "bad")])
+
+
+# ---- polling, webhooks, encodings ---------------------------------------------------------
+
+
+async def test_long_polling_timeout_offset_and_conflict(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    started = time.monotonic()
+    assert await bot.get_updates(timeout=1) == ()
+    assert time.monotonic() - started >= 0.9  # the timeout is honoured
+    ann = await server.create_user("Ann")
+    poll = asyncio.create_task(bot.get_updates(timeout=5))
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    await server.start_bot(ann)
+    [update] = await poll
+    assert time.monotonic() - started < 3  # a new update ends the long poll at once
+    assert (await bot.get_updates(timeout=0))[0].update_id == update.update_id  # unconfirmed
+    assert await bot.get_updates(offset=update.update_id + 1, timeout=0) == ()
+    assert server.pending_updates == 0
+    # A second poller (PTB itself never overlaps its polls) ends the first one with 409.
+    first = asyncio.create_task(bot.get_updates(timeout=5))
+    await asyncio.sleep(0.05)
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"{server.base_url}{server.token}/getUpdates") as response,
+    ):
+        assert (await response.json())["result"] == []
+    with pytest.raises(Conflict, match="terminated by other getUpdates request"):
+        await first
+
+
+async def test_webhook_delivery_with_secret(server: FakeTelegramServer, bot: Bot) -> None:
+    received: list[tuple[str | None, dict[str, Any]]] = []
+
+    async def hook(request: web.Request) -> web.Response:
+        received.append((request.headers.get(SECRET_HEADER), await request.json()))
+        return web.Response(text="ok")
+
+    receiver = web.Application()
+    receiver.router.add_post("/hook", hook)
+    runner = web.AppRunner(receiver)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        ann = await server.create_user("Ann")
+        await bot.set_webhook(f"http://127.0.0.1:{port}/hook", secret_token="s3cret-Token_1")
+        info = await bot.get_webhook_info()
+        assert info.url.endswith("/hook")
+        with pytest.raises(Conflict, match="webhook is active"):
+            await bot.get_updates(timeout=0)
+        await server.start_bot(ann)
+        await server.wait_for(lambda: len(received) == 1 and server.pending_updates == 0)
+        secret, update = received[0]
+        assert secret == "s3cret-Token_1"
+        assert update["message"]["text"] == "/start"
+        await bot.delete_webhook()
+        assert (await bot.get_webhook_info()).url == ""
+    finally:
+        await runner.cleanup()
+
+
+async def test_json_and_multipart_bodies(server: FakeTelegramServer) -> None:
+    ann = await started_user(server)
+    method_url = f"{server.base_url}{server.token}/sendMessage"
+    async with aiohttp.ClientSession() as session:
+        markup = {"inline_keyboard": [[{"text": "A", "callback_data": "a"}]]}
+        async with session.post(
+            method_url, json={"chat_id": str(ann.id), "text": "json", "reply_markup": markup}
+        ) as response:
+            body = await response.json()
+        assert response.status == 200 and body["ok"] and body["result"]["text"] == "json"
+        form = aiohttp.FormData()
+        form.add_field("chat_id", str(ann.id))
+        form.add_field("text", "multipart")
+        form.add_field("document", b"bytes", filename="a.txt")
+        async with session.post(method_url, data=form) as response:
+            body = await response.json()
+        assert body["result"]["text"] == "multipart"
+        async with session.get(method_url, params={"chat_id": "1"}) as response:
+            body = await response.json()
+        assert response.status == 400
+        assert body == {
+            "ok": False,
+            "error_code": 400,
+            "description": "Bad Request: chat not found",
+        }
+    assert server.last_message(ann.id).text == "multipart"  # type: ignore[union-attr]
+    assert server.message(ann.id, 2).find_button(data="a").text == "A"
+
+
+async def test_wait_for_times_out_with_a_useful_message(server: FakeTelegramServer) -> None:
+    with pytest.raises(TimeoutError, match=r"the impossible not met within 0\.05s"):
+        await server.wait_for(lambda: False, timeout=0.05, what="the impossible")
+
+
+def test_html_parser_utf16_offsets_and_nesting() -> None:
+    source = (
+        '  🂡 <b>bold <i>both</i></b> <a href="https://t.me/x">link</a> '
+        '<pre><code class="language-python">x</code></pre>  '
+    )
+    parsed = parse_html(source)
+    assert parsed.text == "  🂡 bold both link x  "
+    assert parsed.entities == [
+        {"type": "bold", "offset": 5, "length": 9},
+        {"type": "italic", "offset": 10, "length": 4},
+        {"type": "text_link", "offset": 15, "length": 4, "url": "https://t.me/x"},
+        {"type": "pre", "offset": 20, "length": 1, "language": "python"},
+    ]
+    trimmed = parse_text(source, "HTML")
+    assert trimmed.text == "🂡 bold both link x"
+    assert trimmed.entities[0] == {"type": "bold", "offset": 3, "length": 9}
+    assert parse_text("<b>x</b>", "MarkdownV2").text == "<b>x</b>"
