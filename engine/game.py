@@ -90,6 +90,7 @@ class Game:
         "_multi",
         "_pend",
         "_ranks",
+        "_seen",
         "_team",
         "_throw_ins",
         "_throwers",
@@ -149,6 +150,7 @@ class Game:
     _team: tuple[int, ...]
     _beats: dict[int, frozenset[int]]
     _ranks: int
+    _seen: list[set[Card]]
     _throwers: tuple[int, ...]
     _emptied: list[int]
     _fbl: int | None
@@ -336,6 +338,11 @@ class Game:
         g._beats = _beats_table(rules.deck_size, g.trump)
         g._ranks = 0
         g._emptied = [-1] * n
+        g._seen = [set() for _ in range(n)]
+        if not stock and turnup is not None:
+            for seat, hand in enumerate(hands):
+                if turnup in hand:
+                    g._seen[seat].add(turnup)  # the card shown to set trump
         g._last_bout = None
         g._pend = None
         g._init_derived()
@@ -414,6 +421,7 @@ class Game:
         g.shown = set(self.shown)
         g._emptied = list(self._emptied)
         g._bout_cache = dict(self._bout_cache)
+        g._seen = [set(x) for x in self._seen]
         return g
 
     # ------------------------------------------------------------------ saving and views
@@ -454,6 +462,12 @@ class Game:
     def trump_suit(self) -> Suit | None:
         """The trump suit."""
         return Suit(self.trump) if self.trump is not None else None
+
+    def known_cards(self, seat: int) -> list[Card]:
+        """Cards everyone knows ``seat`` holds: picked up from the table, shown, or dealt
+        face up, and still in his hand (what a player with perfect memory knows)."""
+        seen = self._seen[seat]
+        return [c for c in self.hands[seat] if c in seen]
 
     def team_of(self, seat: int) -> int:
         """The team index of a seat (each seat is its own team without teams)."""
@@ -808,6 +822,7 @@ class Game:
                 raise IllegalAction("already_shown", f"{card} was shown already this game")
         self._check_transfer(seat, card, show=True)
         self.shown.add(card)
+        self._seen[seat].add(card)
         target = self._pass_attack(seat)
         events.append(TrumpShown(seat, card, target))
         self._settle(events)
@@ -931,6 +946,7 @@ class Game:
             hand = self.hands[defender]
             hand.extend(table)
             hand.sort()
+            self._seen[defender].update(table)
             events.append(tuple.__new__(PickedUp, (defender, tuple(table))))
         else:
             self.discard.extend(table)

@@ -63,6 +63,7 @@ class _Saved(BaseModel):
     first_attacker: int
     dealer: int
     emptied: list[int]
+    seen: list[list[str]]
     last_bout: tuple[int, list[str]] | None
     result: _SavedResult | None
 
@@ -102,6 +103,7 @@ def game_to_json(game: Game) -> str:
         "first_attacker": game.first_attacker,
         "dealer": game.dealer,
         "emptied": game._emptied,
+        "seen": [sorted(c.code for c in x) for x in game._seen],
         "last_bout": [last[0], _codes(list(last[1]))] if last is not None else None,
         "result": game.result.to_dict() if game.result is not None else None,
     }
@@ -195,6 +197,9 @@ def _build(s: _Saved) -> Game:
     g.first_attacker = seat(s.first_attacker, "first attacker")
     g.dealer = seat(s.dealer, "dealer")
     g._emptied = list(s.emptied)
+    if len(s.seen) != n:
+        raise ValueError("per-seat lists have the wrong length")
+    g._seen = [{card_from_code(c) for c in x} for x in s.seen]
     g._last_bout = (
         (seat(s.last_bout[0], "last defender"), tuple(_cards(s.last_bout[1])))
         if s.last_bout is not None

@@ -22,7 +22,12 @@ PHASES = ("lead", "bout", "over")
 class PublicView:
     """The table as the group sees it. ``roles[s]`` is one of ``attacker``, ``defender``,
     ``thrower`` (may throw in to this defender), ``partner`` (the defender's partner),
-    ``out``."""
+    ``out``.
+
+    ``known`` and ``discarded`` are what a player with perfect memory knows: the cards each
+    seat is known to hold (picked up from the table, shown), and every card beaten off so
+    far. The rules never show the discard, so renderers leave ``discarded`` out; computer
+    players may use it."""
 
     players: int
     phase: str
@@ -44,6 +49,8 @@ class PublicView:
     finish_order: tuple[int, ...]
     moves: int
     result: Result | None
+    known: tuple[tuple[Card, ...], ...]
+    discarded: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +108,8 @@ def public_view(game: Game) -> PublicView:
         finish_order=tuple(game.finish),
         moves=game.moves,
         result=game.result,
+        known=tuple(tuple(game.known_cards(s)) for s in range(n)),
+        discarded=tuple(game.discard),
     )
 
 

@@ -85,6 +85,7 @@ def check_view_hides_hands(game: Game) -> None:
     public = {a for a, _ in view.table} | {c for _, c in view.table if c is not None}
     if game.turnup is not None:
         public.add(game.turnup)
+    public.update(c for known in view.known for c in known)  # picked up in public
     for hand in game.hands:
         for card in hand:
             if card not in public:

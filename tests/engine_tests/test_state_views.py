@@ -164,6 +164,7 @@ def test_public_view_holds_no_hand_card() -> None:
     g = mid_game(seed=8, players=4)
     view = g.public_view()
     shown = {a for a, _ in view.table} | {x for _, x in view.table if x is not None}
+    shown |= {x for known in view.known for x in known}
     for name in view.__slots__:
         value = getattr(view, name)
         for hand in g.hands:
@@ -184,3 +185,17 @@ def test_card_ints_are_cards() -> None:
     assert isinstance(Card.parse("7S"), int) and Card(int(Card.parse("7S"))) is Card.parse("7S")
     with pytest.raises(ValueError):
         Card(3)
+
+
+def test_known_cards_are_the_picked_up_ones_still_in_hand() -> None:
+    g = position(Rules(), ["7S 7C 8D", "8S 9C QH"], stock="6C AH")
+    g.apply(Lead(0, (c("7S"),)))
+    g.apply(Take(1))
+    assert g.public_view().known == ((), ()), "not picked up yet: 7♣ may still come"
+    g.apply(Pass(0))
+    assert g.public_view().known == ((), (c("7S"),))
+    g.apply(Lead(0, (c("8D"),)))  # seat 1 took, so seat 0 attacks again
+    g.apply(Cover(1, c("8D"), c("QH")))
+    assert g.public_view().known[1] == (c("7S"),)
+    g = Game.new(Rules(), players=6, seed=2)
+    assert g.public_view().known[g.dealer] == (g.turnup,), "the card that set trump"
