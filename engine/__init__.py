@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from .actions import Action, Event, action_from_dict
 from .cards import Card, Rank, Suit, deck, parse_cards
+from .describe import GAMES, MODIFIER_INFO, OptionInfo, describe
 from .errors import IllegalAction, InvalidState
 from .game import Game
 from .result import Result
-from .rules import PRESETS, Rules
+from .rules import MODIFIERS, PRESETS, Rules
 from .state import FORMAT_VERSION
 from .views import PublicView, SeatView
 
 __all__ = [
     "FORMAT_VERSION",
+    "GAMES",
+    "MODIFIERS",
+    "MODIFIER_INFO",
     "PRESETS",
     "Action",
     "Card",
@@ -26,6 +30,7 @@ __all__ = [
     "Game",
     "IllegalAction",
     "InvalidState",
+    "OptionInfo",
     "PublicView",
     "Rank",
     "Result",
@@ -34,5 +39,6 @@ __all__ = [
     "Suit",
     "action_from_dict",
     "deck",
+    "describe",
     "parse_cards",
 ]

@@ -26,7 +26,10 @@ __all__ = [
     "Passed",
     "PickedUp",
     "PlayerOut",
+    "PokerSwap",
+    "PokerSwapped",
     "ShowTrump",
+    "SwapTrump",
     "Take",
     "Taking",
     "Throw",
@@ -35,7 +38,9 @@ __all__ = [
     "Timeout",
     "Transfer",
     "Transferred",
+    "TrumpChanged",
     "TrumpShown",
+    "TrumpSwapped",
     "action_from_dict",
 ]
 
@@ -56,42 +61,59 @@ def _hash(self: tuple[Any, ...]) -> int:
 
 
 class Lead(NamedTuple):
-    """The principal attacker opens a bout with one card or several of one rank."""
+    """The principal attacker opens a bout with one card or several of one rank (in
+    prostoy5: one attack set). ``suits`` (wild_sixes only) names, card by card, the suit
+    each six takes; ``None`` for the other cards."""
 
     seat: int
     cards: tuple[Card, ...]
+    suits: tuple[int | None, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
-        return {"type": "lead", "seat": self.seat, "cards": [c.code for c in self.cards]}
+        data: dict[str, Any] = {
+            "type": "lead",
+            "seat": self.seat,
+            "cards": [c.code for c in self.cards],
+        }
+        if self.suits is not None:
+            data["suits"] = list(self.suits)
+        return data
 
 
 class Throw(NamedTuple):
-    """A thrower adds one attack card of a rank already on the table."""
+    """A thrower adds one attack card of a rank already on the table (``suit``: the suit a
+    wild six takes)."""
 
     seat: int
     card: Card
+    suit: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
-        return {"type": "throw", "seat": self.seat, "card": self.card.code}
+        return _with_suit({"type": "throw", "seat": self.seat, "card": self.card.code}, self.suit)
 
 
 class Cover(NamedTuple):
-    """The defender beats the attack card ``attack`` with ``card``."""
+    """The defender beats the attack card ``attack`` with ``card`` (``suit``: the suit a
+    wild six takes)."""
 
     seat: int
     attack: Card
     card: Card
+    suit: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
-        return {
-            "type": "cover",
-            "seat": self.seat,
-            "attack": self.attack.code,
-            "card": self.card.code,
-        }
+        return _with_suit(
+            {
+                "type": "cover",
+                "seat": self.seat,
+                "attack": self.attack.code,
+                "card": self.card.code,
+            },
+            self.suit,
+        )
 
 
 class Take(NamedTuple):
@@ -115,14 +137,17 @@ class Pass(NamedTuple):
 
 
 class Transfer(NamedTuple):
-    """Perevodnoy: the defender lays a card of the attack rank and passes the attack on."""
+    """Perevodnoy: the defender lays a card of the attack rank and passes the attack on
+    (``suit``: the suit a wild six takes)."""
 
     seat: int
     card: Card
+    suit: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe form."""
-        return {"type": "transfer", "seat": self.seat, "card": self.card.code}
+        data = {"type": "transfer", "seat": self.seat, "card": self.card.code}
+        return _with_suit(data, self.suit)
 
 
 class ShowTrump(NamedTuple):
@@ -136,6 +161,28 @@ class ShowTrump(NamedTuple):
         return {"type": "show_trump", "seat": self.seat, "card": self.card.code}
 
 
+class SwapTrump(NamedTuple):
+    """Prostoy5: the holder of the lowest trump swaps it for the face-up trump."""
+
+    seat: int
+    card: Card
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form."""
+        return {"type": "swap_trump", "seat": self.seat, "card": self.card.code}
+
+
+class PokerSwap(NamedTuple):
+    """Poker: before his lead the attacker swaps two hand cards for the top two of the stock."""
+
+    seat: int
+    cards: tuple[Card, Card]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form."""
+        return {"type": "poker_swap", "seat": self.seat, "cards": [c.code for c in self.cards]}
+
+
 class Timeout(NamedTuple):
     """The bot's clock ran out for that seat; the engine applies RULES.md §4."""
 
@@ -146,7 +193,7 @@ class Timeout(NamedTuple):
         return {"type": "timeout", "seat": self.seat}
 
 
-Action = Lead | Throw | Cover | Take | Pass | Transfer | ShowTrump | Timeout
+Action = Lead | Throw | Cover | Take | Pass | Transfer | ShowTrump | SwapTrump | PokerSwap | Timeout
 ACTION_TYPES: tuple[type[Action], ...] = (
     Lead,
     Throw,
@@ -155,8 +202,25 @@ ACTION_TYPES: tuple[type[Action], ...] = (
     Pass,
     Transfer,
     ShowTrump,
+    SwapTrump,
+    PokerSwap,
     Timeout,
 )
+
+
+def _with_suit(data: dict[str, Any], suit: int | None) -> dict[str, Any]:
+    if suit is not None:
+        data["suit"] = suit
+    return data
+
+
+def _suit(data: dict[str, Any]) -> int | None:
+    suit = data.get("suit")
+    if suit is None:
+        return None
+    if not isinstance(suit, int) or isinstance(suit, bool) or not 0 <= suit <= 3:
+        raise ValueError(f"not a suit: {suit!r}")
+    return suit
 
 
 def action_from_dict(data: Any) -> Action:
@@ -172,19 +236,33 @@ def action_from_dict(data: Any) -> Action:
             cards = data["cards"]
             if not isinstance(cards, list):
                 raise ValueError("lead cards must be a list")
-            return Lead(seat, tuple(card_from_code(c) for c in cards))
+            suits = data.get("suits")
+            if suits is not None:
+                if not isinstance(suits, list) or len(suits) != len(cards):
+                    raise ValueError("lead suits must be a list, one per card")
+                suits = tuple(_suit({"suit": x}) for x in suits)
+            return Lead(seat, tuple(card_from_code(c) for c in cards), suits)
         if kind == "throw":
-            return Throw(seat, card_from_code(data["card"]))
+            return Throw(seat, card_from_code(data["card"]), _suit(data))
         if kind == "cover":
-            return Cover(seat, card_from_code(data["attack"]), card_from_code(data["card"]))
+            return Cover(
+                seat, card_from_code(data["attack"]), card_from_code(data["card"]), _suit(data)
+            )
         if kind == "take":
             return Take(seat)
         if kind == "pass":
             return Pass(seat)
         if kind == "transfer":
-            return Transfer(seat, card_from_code(data["card"]))
+            return Transfer(seat, card_from_code(data["card"]), _suit(data))
         if kind == "show_trump":
             return ShowTrump(seat, card_from_code(data["card"]))
+        if kind == "swap_trump":
+            return SwapTrump(seat, card_from_code(data["card"]))
+        if kind == "poker_swap":
+            pair = data["cards"]
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ValueError("a poker swap takes two cards")
+            return PokerSwap(seat, (card_from_code(pair[0]), card_from_code(pair[1])))
         if kind == "timeout":
             return Timeout(seat)
     except (KeyError, TypeError) as exc:
@@ -287,6 +365,27 @@ class TimedOut(NamedTuple):
     effect: str
 
 
+class TrumpChanged(NamedTuple):
+    """Changing trump: the turn-up was drawn, ``card`` is turned and sets the trump."""
+
+    card: Card
+
+
+class TrumpSwapped(NamedTuple):
+    """Prostoy5: ``seat`` put ``card`` under the stock and took the turn-up ``taken``."""
+
+    seat: int
+    card: Card
+    taken: Card
+
+
+class PokerSwapped(NamedTuple):
+    """Poker: ``seat`` swapped two cards with the stock (``left``: swaps he has left)."""
+
+    seat: int
+    left: int
+
+
 class GameOver(NamedTuple):
     """The game ended: ``durak`` seat (None on a draw) and whether with pogony."""
 
@@ -309,6 +408,9 @@ Event = (
     | Drew
     | PlayerOut
     | TimedOut
+    | TrumpChanged
+    | TrumpSwapped
+    | PokerSwapped
     | GameOver
 )
 
@@ -327,6 +429,9 @@ for _kind in (
     Drew,
     PlayerOut,
     TimedOut,
+    TrumpChanged,
+    TrumpSwapped,
+    PokerSwapped,
     GameOver,
 ):
     type.__setattr__(_kind, "__eq__", _eq)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import ClassVar
 
-__all__ = ["Card", "Rank", "Suit", "deck", "parse_cards"]
+__all__ = ["BLACK_JOKER", "RED_JOKER", "Card", "Rank", "Suit", "deck", "parse_cards"]
 
 
 class Suit(IntEnum):
@@ -130,13 +130,23 @@ class Card(int):
 
     @property
     def rank(self) -> Rank:
-        """The card's rank."""
+        """The card's rank (a joker has none: ``ValueError``)."""
         return Rank(self >> 2)
 
     @property
     def suit(self) -> Suit:
-        """The card's suit."""
+        """The card's suit. A joker has only a colour: the black one answers ♠, the red ♥."""
         return Suit(self & 3)
+
+    @property
+    def is_joker(self) -> bool:
+        """Whether this is one of the two jokers of the 54-card deck."""
+        return self >= JOKER_RANK * 4
+
+    @property
+    def is_red(self) -> bool:
+        """Hearts, diamonds and the red joker are red."""
+        return (self & 3) >= 2
 
     @property
     def code(self) -> str:
@@ -177,6 +187,19 @@ for _r in Rank:
                 _CARD_BY_TEXT[("T" if _r == Rank.TEN else _RANK_LABELS[_r]) + _alt] = _c
 
 
+JOKER_RANK = 15
+"""Jokers are coded as rank 15: the black joker in the ♠ slot, the red one in the ♥ slot."""
+for _slot, _colour, _symbol in ((0, "B", "★B"), (3, "R", "★R")):
+    _c = int.__new__(Card, JOKER_RANK * 4 + _slot)
+    Card._by_code[int(_c)] = _c
+    _CODES[_c] = "X" + _colour
+    _LABELS[_c] = _symbol
+    for _text in ("X" + _colour, _symbol, "JOKER" + _colour, "J" + _colour + "★"):
+        _CARD_BY_TEXT[_text] = _c
+BLACK_JOKER = Card(JOKER_RANK * 4)
+RED_JOKER = Card(JOKER_RANK * 4 + 3)
+
+
 def card_from_code(code: str) -> Card:
     """The card of a saved-game code such as ``TH``; raises ``ValueError`` otherwise."""
     try:
@@ -191,13 +214,15 @@ def parse_cards(text: str) -> list[Card]:
 
 
 _DECKS: dict[int, tuple[Card, ...]] = {
-    36: tuple(c for c in Card._by_code.values() if c >> 2 >= Rank.SIX),
-    52: tuple(Card._by_code.values()),
+    36: tuple(c for c in Card._by_code.values() if Rank.SIX <= c >> 2 <= Rank.ACE),
+    52: tuple(c for c in Card._by_code.values() if c >> 2 <= Rank.ACE),
+    54: tuple(sorted(Card._by_code.values())),
 }
 
 
 def deck(size: int = 36) -> list[Card]:
-    """The cards of a deck of 36 (six to ace) or 52 (two to ace), in a fixed order."""
+    """The cards of a deck of 36 (six to ace), 52 (two to ace) or 54 (52 and two jokers),
+    in a fixed order."""
     try:
         return list(_DECKS[size])
     except KeyError:

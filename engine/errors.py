@@ -12,7 +12,9 @@ class IllegalAction(Exception):
     ``duplicate_card``, ``empty_lead``, ``mixed_ranks``, ``rank_not_on_table``,
     ``limit_reached``, ``not_on_table``, ``already_covered``, ``does_not_beat``,
     ``transfer_not_allowed``, ``transfer_rank``, ``transfer_limit``, ``not_a_trump``,
-    ``already_shown``, ``unknown_action``.
+    ``already_shown``, ``unknown_action``; with the variants also ``not_a_set``
+    (prostoy5), ``suit_needed`` (wild sixes), ``no_swap`` and ``no_swaps_left`` (the trump
+    swap of prostoy5 and the poker swap).
     """
 
     def __init__(self, reason: str, message: str = "") -> None:

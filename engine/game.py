@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, product
 from typing import TYPE_CHECKING, Any
 
 from .actions import (
@@ -29,7 +29,10 @@ from .actions import (
     Passed,
     PickedUp,
     PlayerOut,
+    PokerSwap,
+    PokerSwapped,
     ShowTrump,
+    SwapTrump,
     Take,
     Taking,
     Throw,
@@ -38,12 +41,15 @@ from .actions import (
     Timeout,
     Transfer,
     Transferred,
+    TrumpChanged,
     TrumpShown,
+    TrumpSwapped,
 )
 from .cards import Card, Suit, deck
 from .errors import IllegalAction
 from .result import Result
 from .rules import Rules
+from .variants import CardModel, attack_sets, card_model, is_attack_set
 
 if TYPE_CHECKING:
     from .views import PublicView, SeatView
@@ -56,24 +62,6 @@ OVER = 2  # the game has ended
 
 SIX = 6
 
-_BEATS_CACHE: dict[tuple[int, int | None], dict[int, frozenset[int]]] = {}
-
-
-def _beats_table(deck_size: int, trump: int | None) -> dict[int, frozenset[int]]:
-    """For every card, the set of cards that beat it (RULES.md §1)."""
-    key = (deck_size, trump)
-    table = _BEATS_CACHE.get(key)
-    if table is None:
-        cards = deck(deck_size)
-        table = {}
-        for a in cards:
-            sa = a & 3
-            table[a] = frozenset(
-                c for c in cards if ((c & 3) == sa and c > a) or ((c & 3) == trump and sa != trump)
-            )
-        _BEATS_CACHE[key] = table
-    return table
-
 
 class Game:
     """One game of durak. Build with :meth:`new` (seeded deal) or :meth:`deal` (a position)."""
@@ -84,10 +72,13 @@ class Game:
         "_capv",
         "_clockwise",
         "_emptied",
+        "_extras",
         "_fbl",
         "_instant",
         "_last_bout",
+        "_model",
         "_multi",
+        "_p5",
         "_pend",
         "_ranks",
         "_seen",
@@ -95,6 +86,8 @@ class Game:
         "_throw_ins",
         "_throwers",
         "_transfers",
+        "_wild",
+        "aside",
         "att",
         "attacker",
         "bouts",
@@ -103,10 +96,12 @@ class Game:
         "def_start",
         "defender",
         "discard",
+        "eff",
         "finish",
         "first_attacker",
         "first_game",
         "hands",
+        "hidden",
         "moves",
         "n",
         "out",
@@ -117,6 +112,7 @@ class Game:
         "seed",
         "shown",
         "stock",
+        "swaps",
         "taking",
         "trump",
         "turnup",
@@ -156,6 +152,14 @@ class Game:
     _fbl: int | None
     _last_bout: tuple[int, Sequence[Card]] | None
     _pend: list[int] | None
+    _model: CardModel
+    _extras: bool
+    _p5: bool
+    _wild: bool
+    aside: list[Card]
+    eff: dict[Card, Card]
+    hidden: bool
+    swaps: list[int]
     _capv: int
     _bout_cache: dict[int, tuple[int, tuple[int, ...]]]
     _throw_ins: bool
@@ -184,22 +188,49 @@ class Game:
         rules.check_players(players)
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
+        rng = random.Random(seed)
         cards = deck(rules.deck_size)
-        random.Random(seed).shuffle(cards)
-        dealer = players - 1
+        _shuffle(cards, rng)
+        railway = rules.has("railway")
+        dealt = len(cards) - 1 if railway else players * rules.hand_size
+        if rules.has("spades_by_spades"):
+            # House rule: trump is never spades; the card that would set it is re-dealt.
+            up = dealt - 1 if dealt == len(cards) else dealt
+            while cards[up] & 3 == Suit.SPADES:
+                _shuffle(cards, rng)
         if previous is not None and len(previous.points) == players:
             dealer = previous.durak if previous.durak is not None else previous.dealer
+        elif rules.game == "prostoy5":
+            dealer = rng.randrange(players)  # seed 002: the first dealer is chosen by lot
+        else:
+            dealer = players - 1
         hands: list[list[Card]] = [[] for _ in range(players)]
-        dealt = players * rules.hand_size
         for i in range(dealt):
             hands[(dealer + 1 + i) % players].append(cards[i])
         rest = cards[dealt:]
-        if rest:
+        aside: list[Card] = []
+        hidden = False
+        turnup: Card | None
+        if railway:
+            turnup = rest[0]
+            aside = [turnup]  # sets trump and is never drawn
+            stock: list[Card] = []
+        elif rules.has("no_trump"):
+            turnup = None
+            stock = rest
+        elif not rest:
+            turnup = cards[dealt - 1]  # the last card dealt is shown
+            stock = []
+        elif rules.has("changing_trump"):
+            turnup = rest[0]
+            hidden = True  # rest[1] lies face down under it
+            stock = [*rest[2:], turnup, rest[1]]
+        elif rules.has("albanian"):
+            turnup = rest[0]
+            stock = [turnup, *rest[1:]]  # on top: drawn first
+        else:
             turnup = rest[0]
             stock = [*rest[1:], turnup]
-        else:
-            turnup = cards[dealt - 1]
-            stock = []
         return cls._setup(
             rules,
             hands,
@@ -212,6 +243,8 @@ class Game:
             dealer=dealer,
             first_game=previous is None,
             bouts=0,
+            aside=aside,
+            hidden=hidden,
         )
 
     @classmethod
@@ -229,11 +262,14 @@ class Game:
     ) -> Game:
         """A pinned position for tests and replays.
 
-        ``stock[0]`` is drawn first and ``stock[-1]`` is the turn-up that sets trump. With an
-        empty stock, ``trump`` names the trump (a shown card or a suit). Cards of the deck
-        given to nobody lie in the discard. ``bouts`` counts bouts already played, and
-        ``first_game`` says whether this is a series' first game (both matter to the
-        no-transfer-in-the-first-bout rule).
+        ``stock[0]`` is drawn first and ``stock[-1]`` is the turn-up that sets trump (with
+        ``albanian`` the turn-up is ``stock[0]``; with ``changing_trump`` it is
+        ``stock[-2]`` and ``stock[-1]`` lies face down under it; with ``no_trump`` nothing
+        is turned up). With an empty stock, ``trump`` names the trump: a shown card or a
+        suit (with ``railway``, the card set aside). Cards of the deck given to nobody lie
+        in the discard. ``bouts`` counts bouts already played, and ``first_game`` says
+        whether this is a series' first game (both matter to the no-transfer-in-the-first-
+        bout rule).
         """
         rules.check_players(len(hands))
         parsed_hands = [[_card(c) for c in h] for h in hands]
@@ -244,39 +280,44 @@ class Game:
             _claim(c, seen, full)
         for c in parsed_stock:
             _claim(c, seen, full)
-        discard = [c for c in deck(rules.deck_size) if c not in seen]
-        turnup: Card | None
-        if parsed_stock:
+        if isinstance(trump, str):
+            text = trump
+            try:
+                trump = Card.parse(text)
+            except ValueError:
+                trump = Suit.parse(text)
+        turnup: Card | None = None
+        trump_suit: int | None = None
+        hidden = False
+        aside: list[Card] = []
+        if rules.has("railway"):
+            if parsed_stock or not isinstance(trump, Card):
+                raise ValueError("railway has no stock: give the card set aside as trump")
+            _claim(trump, seen, full)
+            turnup, aside = trump, [trump]
+        elif rules.has("no_trump"):
             if trump is not None:
-                raise ValueError(
-                    "trump is set by the turn-up (stock[-1]) when the stock is not empty"
-                )
-            turnup = parsed_stock[-1]
+                raise ValueError("no_trump has no trump")
+        elif parsed_stock:
+            if trump is not None:
+                raise ValueError("with a stock, the turn-up sets trump")
+            if rules.has("albanian"):
+                turnup = parsed_stock[0]
+            elif rules.has("changing_trump") and len(parsed_stock) >= 2:
+                turnup, hidden = parsed_stock[-2], True
+            else:
+                turnup = parsed_stock[-1]
         elif trump is None:
             raise ValueError("with an empty stock, say which card or suit is trump")
+        elif isinstance(trump, Card):
+            turnup = trump
         else:
-            turnup = trump if isinstance(trump, Card) else None
-            if isinstance(trump, str):
-                try:
-                    turnup = Card.parse(trump)
-                except ValueError:
-                    trump = Suit.parse(trump)
-            if turnup is None:
-                assert isinstance(trump, Suit)
-                return cls._setup(
-                    rules,
-                    parsed_hands,
-                    parsed_stock,
-                    discard,
-                    None,
-                    first_attacker=first_attacker,
-                    seed=None,
-                    previous=previous,
-                    dealer=len(hands) - 1,
-                    first_game=first_game,
-                    bouts=bouts,
-                    trump_suit=int(trump),
-                )
+            trump_suit = int(trump)
+        if rules.has("spades_by_spades") and (
+            (turnup is not None and turnup & 3 == Suit.SPADES) or trump_suit == Suit.SPADES
+        ):
+            raise ValueError("spades_by_spades: trump is never spades")
+        discard = [c for c in deck(rules.deck_size) if c not in seen]
         return cls._setup(
             rules,
             parsed_hands,
@@ -289,6 +330,9 @@ class Game:
             dealer=len(hands) - 1,
             first_game=first_game,
             bouts=bouts,
+            trump_suit=trump_suit,
+            aside=aside,
+            hidden=hidden,
         )
 
     @classmethod
@@ -307,6 +351,8 @@ class Game:
         first_game: bool,
         bouts: int,
         trump_suit: int | None = None,
+        aside: list[Card] | None = None,
+        hidden: bool = False,
     ) -> Game:
         g = cls.__new__(cls)
         n = len(hands)
@@ -319,7 +365,17 @@ class Game:
         g.stock = stock
         g.discard = discard
         g.turnup = turnup
-        g.trump = (turnup & 3) if turnup is not None else trump_suit
+        g.aside = aside or []
+        g.hidden = hidden
+        g.eff = {}
+        g.swaps = [0] * n
+        if rules.has("japanese"):
+            trump_suit = int(Suit.DIAMONDS)
+        elif rules.has("no_trump"):
+            trump_suit = None
+        elif turnup is not None:
+            trump_suit = turnup & 3
+        g._set_trump(trump_suit)
         g.att = []
         g.cov = []
         g.taking = False
@@ -335,7 +391,6 @@ class Game:
         g._fbl = rules.first_bout_limit
         teams = rules.team_count(n)
         g._team = tuple(s % teams for s in range(n))
-        g._beats = _beats_table(rules.deck_size, g.trump)
         g._ranks = 0
         g._emptied = [-1] * n
         g._seen = [set() for _ in range(n)]
@@ -364,9 +419,18 @@ class Game:
             g._start_bout(first_attacker)
         return g
 
+    def _set_trump(self, trump: int | None) -> None:
+        """Set the trump suit and the card model that goes with it."""
+        self.trump = trump
+        self._model = card_model(self.rules, trump)
+        self._beats = self._model.beats
+
     def _init_derived(self) -> None:
         """Set the fields derived from the rules (flags read on every step)."""
         rules = self.rules
+        self._p5 = rules.game == "prostoy5"
+        self._wild = rules.has("wild_sixes")
+        self._extras = self._wild or self._p5 or rules.has("poker")
         self._throw_ins = rules.throw_ins
         self._clockwise = rules.throw_in_order == "clockwise"
         self._transfers = rules.transfers
@@ -379,6 +443,8 @@ class Game:
     def _choose_first_attacker(self, previous: Result | None) -> int:
         rule = self.rules.next_first_attacker
         n = self.n
+        if self._p5:
+            return (self.dealer + 1) % n  # seed 002: left of the dealer leads
         if previous is not None and len(previous.points) == n and rule != "lowest_trump":
             if previous.draw or previous.durak is None:
                 return previous.first_attacker
@@ -392,17 +458,17 @@ class Game:
         return self._lowest_trump_holder()
 
     def _lowest_trump_holder(self) -> int:
-        """The holder of the lowest trump; with no trump in any hand, of the lowest card."""
-        trump = self.trump
+        """The holder of the lowest trump; with no trump in any hand, of the lowest card
+        (house tie-break: suit order ♠ ♣ ♦ ♥)."""
+        key = self._model.key
         best: tuple[int, int, int] | None = None
+        holder = 0
         for seat, hand in enumerate(self.hands):
             for c in hand:
-                key = (0 if (c & 3) == trump else 1, c >> 2, c & 3)
-                if best is None or key < best:
-                    best = (key[0], key[1], key[2])
-                    holder = seat
-        if best is None:
-            return 0
+                k = key[c]
+                rank = (_TRUMPS_FIRST[k[0]], k[1], k[2])  # trumps first, weakest first
+                if best is None or rank < best:
+                    best, holder = rank, seat
         return holder
 
     def copy(self) -> Game:
@@ -422,6 +488,9 @@ class Game:
         g._emptied = list(self._emptied)
         g._bout_cache = dict(self._bout_cache)
         g._seen = [set(x) for x in self._seen]
+        g.eff = dict(self.eff)
+        g.aside = list(self.aside)
+        g.swaps = list(self.swaps)
         return g
 
     # ------------------------------------------------------------------ saving and views
@@ -482,8 +551,8 @@ class Game:
         changed. The stock and discard change only between bouts."""
         d = self.def_start
         rules = self.rules
-        if rules.limit_lifts_when_stock_empty and not self.stock:
-            self._capv = d
+        if self._p5 or (rules.limit_lifts_when_stock_empty and not self.stock):
+            self._capv = d  # prostoy5: never more than the defender holds
             return
         cap = rules.bout_limit if rules.bout_limit < d else d
         fbl = self._fbl
@@ -577,44 +646,111 @@ class Game:
         if self.phase == OVER or not 0 <= seat < self.n:
             return []
         hand = self.hands[seat]
+        acts: list[Action]
         if self.phase == LEAD:
             if seat != self.attacker:
                 return []
-            return self._lead_actions(seat, hand)
-        if seat == self.defender:
+            if self._p5:
+                acts = [Lead(seat, cards) for cards in attack_sets(hand, self._capv)]
+            else:
+                acts = self._lead_actions(seat, hand)
+        elif seat == self.defender:
             if self.taking or None not in self.cov:
                 return []
-            new = tuple.__new__
-            beats = self._beats
-            acts: list[Action] = []
-            for a, cv in zip(self.att, self.cov, strict=False):
-                if cv is None:
-                    beaten_by = beats[a]
-                    for c in hand:
-                        if c in beaten_by:
-                            acts.append(new(Cover, (seat, a, c)))
+            if self._wild:
+                acts = self._wild_covers(seat, hand)
+            else:
+                new = tuple.__new__
+                beats = self._beats
+                acts = []
+                for a, cv in zip(self.att, self.cov, strict=False):
+                    if cv is None:
+                        beaten_by = beats[a]
+                        for c in hand:
+                            if c in beaten_by:
+                                acts.append(new(Cover, (seat, a, c, None)))
             if self._transfers and self._transfer_target(seat) is not None:
                 acts += self._transfer_actions(seat, hand)
             acts.append(_TAKE[seat])
-            return acts
-        if seat in self._current_throwers():
+        elif seat in self._current_throwers():
             ranks = self._ranks
             throws = _THROW[seat]
             acts = [throws[c] for c in hand if (ranks >> (c >> 2)) & 1]
             acts.append(_PASS[seat])
-            return acts
-        return []
+        else:
+            return []
+        if self._extras:
+            acts = self._extra_actions(seat, hand, acts)
+        return acts
+
+    def _wild_covers(self, seat: int, hand: list[Card]) -> list[Action]:
+        """Covers when sixes are wild: a six may cover as any suit that beats."""
+        acts: list[Action] = []
+        for a, cv in zip(self.att, self.cov, strict=False):
+            if cv is None:
+                beaten_by = self._beats[self.eff.get(a, a)]
+                for c in hand:
+                    if c >> 2 == SIX:
+                        for suit in range(4):
+                            if _SIXES[suit] in beaten_by:
+                                acts.append(Cover(seat, a, c, suit))
+                    elif c in beaten_by:
+                        acts.append(Cover(seat, a, c))
+        return acts
+
+    def _extra_actions(self, seat: int, hand: list[Card], acts: list[Action]) -> list[Action]:
+        """The modifiers' actions: wild sixes' suits, poker swaps, the prostoy5 trump swap."""
+        if self._wild:
+            acts = [x for a in acts for x in _wild_variants(a)]
+        if self._poker_refusal(seat) is None:
+            acts += [PokerSwap(seat, pair) for pair in combinations(hand, 2)]
+        swap = self._swap_card(seat)
+        if swap is not None:
+            acts.append(SwapTrump(seat, swap))
+        return acts
+
+    def _swap_card(self, seat: int) -> Card | None:
+        """Prostoy5: the lowest trump ``seat`` may swap for the turn-up now, if any."""
+        lowest = self._model.lowest_trump
+        stock = self.stock
+        if (
+            not self._p5
+            or lowest is None
+            or not stock
+            or stock[-1] != self.turnup
+            or lowest == self.turnup
+            or lowest not in self.hands[seat]
+            or seat not in self.to_act()
+        ):
+            return None
+        return lowest
+
+    def _reserved(self) -> int:
+        """Cards at the bottom of the stock that poker swaps leave in place."""
+        stock = self.stock
+        bottom = 1 if self.turnup is not None and stock and stock[-1] == self.turnup else 0
+        return bottom + (1 if self.hidden else 0)
+
+    def _poker_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not make a poker swap now, or None if he may."""
+        if not self.rules.has("poker") or self.phase != LEAD or seat != self.attacker:
+            return "no_swap"
+        if self.swaps[seat] >= POKER_SWAPS:
+            return "no_swaps_left"
+        if len(self.stock) - self._reserved() < 2:
+            return "no_swap"
+        return None
 
     def _transfer_actions(self, seat: int, hand: list[Card]) -> list[Action]:
         rank = self.att[0] >> 2
-        trump = self.trump
+        trumps = self._model.trumps
         acts: list[Action] = []
         for c in hand:
             if c >> 2 == rank:
                 acts.append(Transfer(seat, c))
                 if (
                     self.rules.proezdnoy
-                    and (c & 3) == trump
+                    and c in trumps
                     and c not in self.shown
                     and self._transfer_target(seat, show=True) is not None
                 ):
@@ -658,8 +794,9 @@ class Game:
             return "transfer_not_allowed"
         if rules.no_transfer_first_bout and self.first_game and self.bouts == 0:
             return "transfer_not_allowed"
-        trump = self.trump
-        if rules.no_transfer_with_trump_on_table and any((a & 3) == trump for a in self.att):
+        trumps = self._model.trumps
+        eff = self.eff
+        if rules.no_transfer_with_trump_on_table and any(eff.get(a, a) in trumps for a in self.att):
             return "transfer_not_allowed"
         target = self._next_active(seat, opponent_of=seat)
         if target == seat:
@@ -698,40 +835,78 @@ class Game:
         return events
 
     def _apply_lead(self, action: Lead, events: list[Event]) -> None:
-        seat, cards = action
+        seat, cards, suits = action
         if self.phase != LEAD or seat != self.attacker:
             raise IllegalAction("not_your_turn", "only the attacker leads, before the bout")
         if type(cards) is not tuple or not cards:
             raise IllegalAction("empty_lead", "a lead needs at least one card")
         hand = self.hands[seat]
+        if suits is not None or self._wild:
+            declared = self._declared(cards, suits)
         if len(cards) == 1:
             card = cards[0]
             if type(card) is not Card or card not in hand:
                 raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
             hand.remove(card)
-            rank = card >> 2
+            ranks = 1 << (card >> 2)
         else:
             self._check_own(hand, cards)
-            rank = cards[0] >> 2
-            if any(c >> 2 != rank for c in cards):
-                raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
-            if not self._multi:
-                raise IllegalAction("limit_reached", "these rules allow leading one card only")
+            if self._p5:
+                if not is_attack_set(cards):
+                    raise IllegalAction("not_a_set", "attack with 1, 3 or 5 cards: see the sets")
+                ranks = 0
+                for c in cards:
+                    ranks |= 1 << (c >> 2)
+            else:
+                rank = cards[0] >> 2
+                if any(c >> 2 != rank for c in cards):
+                    raise IllegalAction("mixed_ranks", "a lead is one card or several of one rank")
+                if not self._multi:
+                    raise IllegalAction("limit_reached", "these rules allow leading one card only")
+                ranks = 1 << rank
             if len(cards) > self._capv:
                 raise IllegalAction("limit_reached", "more cards than this bout allows")
             for c in cards:
                 hand.remove(c)
+        if suits is not None or self._wild:
+            self.eff = declared
         if not hand:
             self._emptied[seat] = self.moves
         self.att = list(cards)
         self.cov = [None] * len(cards)
-        self._ranks = 1 << rank
+        self._ranks = ranks
         self.phase = BOUT
         events.append(tuple.__new__(Led, (seat, cards, self.defender)))
+        if self._p5:
+            self._draw(seat, events)  # seed 002: the attacker refills at once
         self._settle(events)
 
+    def _declared(self, cards: tuple[Card, ...], suits: Any) -> dict[Card, Card]:
+        """Wild sixes: the card each laid six stands for, from the suits named with it."""
+        if suits is None:
+            suits = (None,) * len(cards)
+        if type(suits) is not tuple or len(suits) != len(cards):
+            raise IllegalAction("suit_needed", "name one suit for each six")
+        declared: dict[Card, Card] = {}
+        for c, suit in zip(cards, suits, strict=True):
+            stands = self._stands_for(c, suit)
+            if stands != c:
+                declared[c] = stands
+        return declared
+
+    def _stands_for(self, card: Card, suit: Any) -> Card:
+        """The card ``card`` counts as when laid: itself, or for a wild six the six of the
+        suit named with it."""
+        if self._wild and card >> 2 == SIX and type(card) is Card:
+            if type(suit) is not int or not 0 <= suit <= 3:
+                raise IllegalAction("suit_needed", "name the suit this six takes")
+            return _SIXES[suit]
+        if suit is not None:
+            raise IllegalAction("suit_needed", "only a wild six takes a suit")
+        return card
+
     def _apply_throw(self, action: Throw, events: list[Event]) -> None:
-        seat, card = action
+        seat, card, suit = action
         if self.phase != BOUT or not self._throw_ins or seat == self.defender:
             raise IllegalAction("not_your_turn", "you cannot throw in now")
         if seat not in self._throwers:
@@ -740,11 +915,15 @@ class Game:
         if type(card) is not Card or card not in hand:
             raise IllegalAction("card_not_in_hand", f"{card} is not in your hand")
         if not (self._ranks >> (card >> 2)) & 1:
-            raise IllegalAction("rank_not_on_table", f"no {card.rank.label} on the table")
+            raise IllegalAction("rank_not_on_table", f"nothing of {card}'s rank on the table")
         if len(self.att) >= self._capv:
             raise IllegalAction("limit_reached", "no more cards may be thrown in this bout")
         if seat not in self._current_throwers():
             raise IllegalAction("not_your_turn", "wait for your turn to throw in")
+        if suit is not None or self._wild:
+            stands = self._stands_for(card, suit)
+            if stands != card:
+                self.eff[card] = stands
         hand.remove(card)
         if not hand:
             self._emptied[seat] = self.moves
@@ -755,7 +934,7 @@ class Game:
         self._settle(events)
 
     def _apply_cover(self, action: Cover, events: list[Event]) -> None:
-        seat, attack, card = action
+        seat, attack, card, suit = action
         if self.phase != BOUT or seat != self.defender or self.taking:
             raise IllegalAction("not_your_turn", "you are not defending now")
         hand = self.hands[seat]
@@ -767,7 +946,13 @@ class Game:
             raise IllegalAction("not_on_table", f"{attack} is not an attack card") from None
         if self.cov[i] is not None:
             raise IllegalAction("already_covered", f"{attack} is already covered")
-        if card not in self._beats[attack]:
+        if suit is not None or self._wild:
+            stands = self._stands_for(card, suit)
+            if stands not in self._beats[self.eff.get(attack, attack)]:
+                raise IllegalAction("does_not_beat", f"{card} does not beat {attack}")
+            if stands != card:
+                self.eff[card] = stands
+        elif card not in self._beats[attack]:
             raise IllegalAction("does_not_beat", f"{card} does not beat {attack}")
         hand.remove(card)
         if not hand:
@@ -799,8 +984,12 @@ class Game:
         self._settle(events)
 
     def _apply_transfer(self, action: Transfer, events: list[Event]) -> None:
-        seat, card = action
+        seat, card, suit = action
         self._check_transfer(seat, card, show=False)
+        if suit is not None or self._wild:
+            stands = self._stands_for(card, suit)
+            if stands != card:
+                self.eff[card] = stands
         hand = self.hands[seat]
         hand.remove(card)
         if not hand:
@@ -816,7 +1005,7 @@ class Game:
         if not self.rules.proezdnoy:
             raise IllegalAction("transfer_not_allowed", "these rules have no proezdnoy")
         if self.phase == BOUT and seat == self.defender and type(card) is Card:
-            if (card & 3) != self.trump:
+            if card not in self._model.trumps:
                 raise IllegalAction("not_a_trump", f"{card} is not a trump")
             if card in self.shown:
                 raise IllegalAction("already_shown", f"{card} was shown already this game")
@@ -858,10 +1047,9 @@ class Game:
                 return
             events.append(TimedOut(seat, "auto"))
             if self.phase == LEAD:
-                hand = self.hands[seat]
-                trump = self.trump
-                low = min(hand, key=lambda c: ((c & 3) == trump, c >> 2, c & 3))
-                self._apply_lead(Lead(seat, (low,)), events)
+                low = min(self.hands[seat], key=self._model.key.__getitem__)
+                suits = (low & 3,) if self._wild and low >> 2 == SIX else None
+                self._apply_lead(Lead(seat, (low,), suits), events)
             else:
                 self._apply_take(Take(seat), events)
             return
@@ -870,6 +1058,48 @@ class Game:
             self._apply_pass(Pass(seat), events)
             return
         raise IllegalAction("not_your_turn", "no clock runs for that seat")
+
+    def _apply_swap_trump(self, action: SwapTrump, events: list[Event]) -> None:
+        seat, card = action
+        if self._swap_card(seat) != card or type(card) is not Card:
+            raise IllegalAction(
+                "no_swap", "only the lowest trump, for the turn-up, while stock lasts"
+            )
+        hand = self.hands[seat]
+        taken = self.stock[-1]
+        hand.remove(card)
+        hand.append(taken)
+        hand.sort()
+        self.stock[-1] = card
+        self.turnup = card
+        self._seen[seat].add(taken)
+        self._pend = None
+        events.append(TrumpSwapped(seat, card, taken))
+
+    def _apply_poker_swap(self, action: PokerSwap, events: list[Event]) -> None:
+        seat, cards = action
+        reason = self._poker_refusal(seat)
+        if reason is not None:
+            raise IllegalAction(reason, "no poker swap now")
+        if type(cards) is not tuple or len(cards) != 2:
+            raise IllegalAction("no_swap", "a poker swap takes two cards")
+        hand = self.hands[seat]
+        self._check_own(hand, cards)
+        stock = self.stock
+        top = stock[:2]
+        del stock[:2]
+        for c in cards:
+            hand.remove(c)
+            self._seen[seat].discard(c)
+        hand.extend(top)
+        hand.sort()
+        keep = self._reserved()
+        body = [*stock[: len(stock) - keep], *cards]
+        random.Random(f"{self.seed}:{self.moves}").shuffle(body)
+        stock[:] = [*body, *stock[len(stock) - keep :]]
+        self.swaps[seat] += 1
+        self._pend = None
+        events.append(PokerSwapped(seat, POKER_SWAPS - self.swaps[seat]))
 
     @staticmethod
     def _check_own(hand: list[Card], cards: Sequence[Card]) -> None:
@@ -942,7 +1172,9 @@ class Game:
         attack = self.att
         table = attack + [c for c in self.cov if c is not None]
         self._last_bout = (defender, attack)
-        if taken:
+        if taken and self._p5:
+            self._end_partial_defence(events)
+        elif taken:
             hand = self.hands[defender]
             hand.extend(table)
             hand.sort()
@@ -954,6 +1186,8 @@ class Game:
         self.att = []
         self.cov = []
         self._ranks = 0
+        if self.eff:
+            self.eff = {}
         self.bouts += 1
         self._draw_all(events)
         self._outs(events)
@@ -965,6 +1199,25 @@ class Game:
             nxt = defender if not self.out[defender] else self._next_active(defender)
         self._start_bout(nxt)
 
+    def _end_partial_defence(self, events: list[Event]) -> None:
+        """Prostoy5 (seed 002 §04): covered pairs go to the discard; the defender takes only
+        the uncovered cards and keeps the rest of his hand."""
+        covered: list[Card] = []
+        uncovered: list[Card] = []
+        for a, c in zip(self.att, self.cov, strict=True):
+            if c is None:
+                uncovered.append(a)
+            else:
+                covered += (a, c)
+        if covered:
+            self.discard.extend(covered)
+            events.append(Beaten(tuple(covered)))
+        hand = self.hands[self.defender]
+        hand.extend(uncovered)
+        hand.sort()
+        self._seen[self.defender].update(uncovered)
+        events.append(PickedUp(self.defender, tuple(uncovered)))
+
     def _draw_all(self, events: list[Event]) -> None:
         stock = self.stock
         if not stock:
@@ -974,17 +1227,37 @@ class Game:
         if order is None:
             order = _DRAW_ORDERS[key] = _draw_order(*key)
         size = self.rules.hand_size
+        hands = self.hands
         for s in order:
-            hand = self.hands[s]
-            need = size - len(hand)
-            if need > 0 and stock:
-                got = stock[:need]
-                del stock[:need]
-                hand.extend(got)
-                hand.sort()
-                events.append(tuple.__new__(Drew, (s, len(got))))
+            if len(hands[s]) < size:
+                self._draw(s, events)
                 if not stock:
                     break
+
+    def _draw(self, seat: int, events: list[Event]) -> None:
+        """``seat`` draws up to the hand size. Drawing the face-up card is public; with
+        changing trump, drawing it turns the hidden card, which sets the new trump."""
+        stock = self.stock
+        hand = self.hands[seat]
+        need = self.rules.hand_size - len(hand)
+        if need <= 0 or not stock:
+            return
+        got = stock[:need]
+        del stock[:need]
+        hand.extend(got)
+        hand.sort()
+        events.append(tuple.__new__(Drew, (seat, len(got))))
+        turnup = self.turnup
+        if turnup is not None and turnup in got:
+            self._seen[seat].add(turnup)
+            if self.hidden:
+                revealed = stock[-1] if stock else got[-1]
+                self.hidden = False
+                self.turnup = revealed
+                self._set_trump(revealed & 3)
+                events.append(TrumpChanged(revealed))
+                if revealed in got:
+                    self._seen[seat].add(revealed)
 
     def _outs(self, events: list[Event], everyone_empty: bool = False) -> None:
         """With the stock empty, players without cards go out, earliest-emptied first."""
@@ -1059,6 +1332,11 @@ class Game:
         events.append(GameOver(result.durak, result.draw, result.pogony))
 
 
+POKER_SWAPS = 3  # poker: swaps each player may make in a game
+_SIXES = tuple(Card.of(SIX, s) for s in range(4))
+
+_TRUMPS_FIRST = (1, 0, 2)  # card-model groups (plain, trump, joker) in first-attacker order
+
 MAX_SEATS = 6
 # Prebuilt single-card actions, indexed [seat][card code]: the hot path looks them up
 # instead of building a new tuple each time.
@@ -1071,6 +1349,33 @@ _THROW: list[list[Throw]] = [
 ]
 _TAKE = [Take(s) for s in range(MAX_SEATS)]
 _PASS = [Pass(s) for s in range(MAX_SEATS)]
+
+
+def _shuffle(cards: list[Card], rng: random.Random) -> None:
+    """Fisher–Yates from ``rng.random()``: the same permutation for the same seed, faster
+    than ``Random.shuffle`` (the bias of scaling a 53-bit float is below 2**-47)."""
+    rnd = rng.random
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rnd() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+def _wild_variants(action: Action) -> list[Action]:
+    """Wild sixes: an action laying a six, once for every suit it may take."""
+    if isinstance(action, Throw | Transfer) and action.card >> 2 == SIX and action.suit is None:
+        return [action._replace(suit=s) for s in range(4)]
+    if isinstance(action, Lead) and action.suits is None:
+        sixes = [i for i, c in enumerate(action.cards) if c >> 2 == SIX]
+        if sixes:
+            found: list[Action] = []
+            for named in product(range(4), repeat=len(sixes)):
+                suits: list[int | None] = [None] * len(action.cards)
+                for i, suit in zip(sixes, named, strict=True):
+                    suits[i] = suit
+                found.append(Lead(action.seat, action.cards, tuple(suits)))
+            return found
+    return [action]
+
 
 _MULTI_LEADS: dict[tuple[int, tuple[Card, ...]], tuple[Lead, ...]] = {}
 
@@ -1117,5 +1422,7 @@ _HANDLERS: dict[type, Any] = {
     Pass: Game._apply_pass,
     Transfer: Game._apply_transfer,
     ShowTrump: Game._apply_show_trump,
+    SwapTrump: Game._apply_swap_trump,
+    PokerSwap: Game._apply_poker_swap,
     Timeout: Game._apply_timeout,
 }

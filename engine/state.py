@@ -12,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .cards import Card, card_from_code, deck
+from .cards import Card, Suit, card_from_code, deck
 from .errors import InvalidState
-from .game import BOUT, LEAD, OVER, Game, _beats_table
+from .game import BOUT, LEAD, OVER, Game
 from .result import Result
 from .rules import Rules
 
@@ -47,6 +47,10 @@ class _Saved(BaseModel):
     discard: list[str]
     trump: int | None
     turnup: str | None
+    hidden: bool
+    aside: list[str]
+    swaps: list[int]
+    wild: list[tuple[str, str]]
     table: list[tuple[str, str | None]]
     phase: int
     attacker: int
@@ -84,6 +88,10 @@ def game_to_json(game: Game) -> str:
         "discard": _codes(game.discard),
         "trump": game.trump,
         "turnup": game.turnup.code if game.turnup is not None else None,
+        "hidden": game.hidden,
+        "aside": _codes(game.aside),
+        "swaps": game.swaps,
+        "wild": [[c.code, e.code] for c, e in sorted(game.eff.items())],
         "table": [
             [a.code, c.code if c is not None else None]
             for a, c in zip(game.att, game.cov, strict=True)
@@ -163,12 +171,25 @@ def _build(s: _Saved) -> Game:
     g.att = [card_from_code(a) for a, _ in s.table]
     g.cov = [card_from_code(c) if c is not None else None for _, c in s.table]
     g.turnup = card_from_code(s.turnup) if s.turnup is not None else None
+    g.hidden = s.hidden
+    g.aside = _cards(s.aside)
     if s.trump is not None and not 0 <= s.trump <= 3:
         raise ValueError("trump is not a suit")
-    g.trump = s.trump
-    if g.turnup is not None and (g.turnup & 3) != g.trump:
+    if rules.has("japanese"):
+        expected = int(Suit.DIAMONDS)
+    elif rules.has("no_trump"):
+        expected = None
+    else:
+        expected = (g.turnup & 3) if g.turnup is not None else s.trump
+    if s.trump != expected:
         raise ValueError("the turn-up does not match the trump")
-    everywhere = [*(c for h in g.hands for c in h), *g.stock, *g.discard, *g.att]
+    if g.hidden and (not rules.has("changing_trump") or len(g.stock) < 2):
+        raise ValueError("only changing_trump hides a card under the turn-up")
+    if len(s.swaps) != n or any(not 0 <= x <= 3 for x in s.swaps):
+        raise ValueError("poker swaps out of range")
+    g.swaps = list(s.swaps)
+    g.eff = {card_from_code(c): card_from_code(e) for c, e in s.wild}
+    everywhere = [*(c for h in g.hands for c in h), *g.stock, *g.discard, *g.att, *g.aside]
     everywhere += [c for c in g.cov if c is not None]
     if sorted(everywhere) != deck(rules.deck_size):
         raise ValueError("the cards are not exactly one deck")
@@ -207,9 +228,12 @@ def _build(s: _Saved) -> Game:
     )
     g.result = Result.from_dict(s.result.model_dump()) if s.result is not None else None
     g._init_derived()
+    g._set_trump(s.trump)
     teams = rules.team_count(n)
     g._team = tuple(i % teams for i in range(n))
-    g._beats = _beats_table(rules.deck_size, g.trump)
+    on_table = set(g.att) | {c for c in g.cov if c is not None}
+    if any(c not in on_table or c >> 2 != 6 or e >> 2 != 6 for c, e in g.eff.items()):
+        raise ValueError("only sixes on the table take a named suit")
     ranks = 0
     for c in g.att:
         ranks |= 1 << (c >> 2)

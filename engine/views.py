@@ -64,7 +64,8 @@ class SeatView:
 
 
 def sort_hand(cards: list[Card] | tuple[Card, ...], trump: int | None) -> tuple[Card, ...]:
-    """Cards by rank with trumps last; within a rank by suit."""
+    """Cards by rank with trumps last; within a rank by suit (plain trumps: the hands in a
+    view are sorted by the game's own card order, which knows the modifiers)."""
     return tuple(sorted(cards, key=lambda c: ((c & 3) == trump, c >> 2, c & 3)))
 
 
@@ -119,7 +120,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         raise ValueError(f"no seat {seat} at this table")
     return SeatView(
         seat=seat,
-        hand=sort_hand(game.hands[seat], game.trump),
+        hand=tuple(sorted(game.hands[seat], key=game._model.key.__getitem__)),
         actions=tuple(game.legal_actions(seat)),
         public=public_view(game),
     )

@@ -48,6 +48,7 @@ def every_card(game: Game) -> Counter[Card]:
         found.update(h)
     found.update(game.stock)
     found.update(game.discard)
+    found.update(game.aside)
     found.update(game.att)
     found.update(x for x in game.cov if x is not None)
     return found

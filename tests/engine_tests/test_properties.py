@@ -7,20 +7,22 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Card, Game, IllegalAction, deck
+from engine import Card, Game, IllegalAction, Rules, deck
 from engine.actions import (
     Action,
     Cover,
     Lead,
     Pass,
+    PokerSwap,
     ShowTrump,
+    SwapTrump,
     Take,
     Throw,
     Timeout,
     Transfer,
 )
 
-from .configs import CONFIGS, rules_for
+from .configs import CONFIGS, MODIFIER_CONFIGS, modifier_rules, rules_for
 from .helpers import assert_conserved
 
 PROPERTY_SETTINGS = settings(
@@ -29,8 +31,10 @@ PROPERTY_SETTINGS = settings(
 
 
 def normalise(action: Action) -> Action:
-    if isinstance(action, Lead):
+    if isinstance(action, Lead) and action.suits is None:
         return Lead(action.seat, tuple(sorted(action.cards)))
+    if isinstance(action, PokerSwap):
+        return PokerSwap(action.seat, (min(action.cards), max(action.cards)))
     return action
 
 
@@ -40,22 +44,26 @@ def random_wrong_action(game: Game, rng: random.Random) -> Action:
     pool: list[Card] = deck(game.rules.deck_size)
     card = rng.choice(game.hands[seat] or pool) if rng.random() < 0.7 else rng.choice(pool)
     table = game.att or pool
-    kind = rng.randrange(7)
+    kind = rng.randrange(9)
     if kind == 0:
         k = rng.randint(1, 3)
         return Lead(
             seat, tuple(rng.sample(game.hands[seat] or pool, min(k, len(game.hands[seat]) or 1)))
         )
     if kind == 1:
-        return Throw(seat, card)
+        return Throw(seat, card, rng.choice((None, None, 1)))
     if kind == 2:
-        return Cover(seat, rng.choice(table), card)
+        return Cover(seat, rng.choice(table), card, rng.choice((None, None, 2)))
     if kind == 3:
         return Take(seat)
     if kind == 4:
         return Pass(seat)
     if kind == 5:
-        return Transfer(seat, card)
+        return Transfer(seat, card, rng.choice((None, None, 0, 3)))
+    if kind == 6:
+        return SwapTrump(seat, card)
+    if kind == 7:
+        return PokerSwap(seat, (card, rng.choice(pool)))
     return ShowTrump(seat, card)
 
 
@@ -99,16 +107,25 @@ def check_view_hides_hands(game: Game) -> None:
                     assert card not in seen.hand
 
 
+def _table(config: tuple[object, ...], mix: int) -> tuple[Rules, int]:
+    if len(config) == 3:
+        preset, players, teams = config
+        return rules_for(str(preset), str(teams), mix), int(players)  # type: ignore[call-overload]
+    preset, mods, deck, players, teams = config
+    rules = modifier_rules(str(preset), mods, int(deck), str(teams), mix)  # type: ignore[arg-type, call-overload]
+    return rules, int(players)  # type: ignore[call-overload]
+
+
 @PROPERTY_SETTINGS
 @given(
-    config=st.sampled_from(CONFIGS),
+    config=st.sampled_from(CONFIGS) | st.sampled_from(MODIFIER_CONFIGS),
     mix=st.integers(0, 20),
     seed=st.integers(0, 2**32),
 )
-def test_every_step_keeps_the_invariants(config: tuple[str, int, str], mix: int, seed: int) -> None:
-    preset, players, teams = config
-    game = Game.new(rules_for(preset, teams, mix), players=players, seed=seed)
-    twin = Game.new(rules_for(preset, teams, mix), players=players, seed=seed)
+def test_every_step_keeps_the_invariants(config: tuple[object, ...], mix: int, seed: int) -> None:
+    rules, players = _table(config, mix)
+    game = Game.new(rules, players=players, seed=seed)
+    twin = Game.new(rules, players=players, seed=seed)
     rng = random.Random(seed)
     steps = 0
     while game.result is None:

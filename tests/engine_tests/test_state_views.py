@@ -13,7 +13,9 @@ from engine.actions import (
     Cover,
     Lead,
     Pass,
+    PokerSwap,
     ShowTrump,
+    SwapTrump,
     Take,
     Throw,
     Timeout,
@@ -95,7 +97,13 @@ def test_actions_round_trip_through_their_dict_form() -> None:
         Pass(4),
         Transfer(5, c("AD")),
         ShowTrump(0, c("6H")),
+        SwapTrump(2, c("6D")),
+        PokerSwap(3, (c("9S"), c("XR"))),
         Timeout(1),
+        Lead(0, (c("6S"), c("6C"), c("XB")), (2, 3, None)),
+        Throw(1, c("6D"), 0),
+        Cover(2, c("7S"), c("6H"), 0),
+        Transfer(3, c("6C"), 1),
     ]
     assert {type(a) for a in samples} == set(ACTION_TYPES)
     for action in samples:
@@ -114,6 +122,10 @@ def test_actions_round_trip_through_their_dict_form() -> None:
         {"type": "throw", "seat": True, "card": "7S"},
         {"type": "cover", "seat": 0, "attack": "7S", "card": "XX"},
         {"type": "fold", "seat": 0},
+        {"type": "throw", "seat": 0, "card": "6S", "suit": 4},
+        {"type": "throw", "seat": 0, "card": "6S", "suit": "H"},
+        {"type": "lead", "seat": 0, "cards": ["6S"], "suits": [1, 2]},
+        {"type": "poker_swap", "seat": 0, "cards": ["6S"]},
     ],
 )
 def test_malformed_action_dicts_are_refused(data: object) -> None:
@@ -193,7 +205,8 @@ def test_known_cards_are_the_picked_up_ones_still_in_hand() -> None:
     g.apply(Take(1))
     assert g.public_view().known == ((), ()), "not picked up yet: 7♣ may still come"
     g.apply(Pass(0))
-    assert g.public_view().known == ((), (c("7S"),))
+    # seat 0 drew the face-up A♥ as the stock ran out: everyone saw it go to him
+    assert g.public_view().known == ((c("AH"),), (c("7S"),))
     g.apply(Lead(0, (c("8D"),)))  # seat 1 took, so seat 0 attacks again
     g.apply(Cover(1, c("8D"), c("QH")))
     assert g.public_view().known[1] == (c("7S"),)
