@@ -27,7 +27,8 @@ class PublicView:
     ``known`` and ``discarded`` are what a player with perfect memory knows: the cards each
     seat is known to hold (picked up from the table, shown), and every card beaten off so
     far. The rules never show the discard, so renderers leave ``discarded`` out; computer
-    players may use it."""
+    players may use it. ``declared`` gives the suit each wild six on the table was named
+    as; ``trump_hidden`` says a face-down card under the turn-up will set a new trump."""
 
     players: int
     phase: str
@@ -51,6 +52,8 @@ class PublicView:
     result: Result | None
     known: tuple[tuple[Card, ...], ...]
     discarded: tuple[Card, ...]
+    declared: tuple[tuple[Card, Suit], ...] = ()
+    trump_hidden: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,8 @@ def public_view(game: Game) -> PublicView:
         result=game.result,
         known=tuple(tuple(game.known_cards(s)) for s in range(n)),
         discarded=tuple(game.discard),
+        declared=tuple((c, Suit(e & 3)) for c, e in sorted(game.eff.items())),
+        trump_hidden=game.hidden,
     )
 
 
