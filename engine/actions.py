@@ -28,6 +28,8 @@ __all__ = [
     "PlayerOut",
     "PokerSwap",
     "PokerSwapped",
+    "Resign",
+    "Resigned",
     "ShowTrump",
     "SwapTrump",
     "Take",
@@ -183,6 +185,16 @@ class PokerSwap(NamedTuple):
         return {"type": "poker_swap", "seat": self.seat, "cards": [c.code for c in self.cards]}
 
 
+class Resign(NamedTuple):
+    """``seat`` gives up (leaves mid-game): he, and his team, lose at once."""
+
+    seat: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe form."""
+        return {"type": "resign", "seat": self.seat}
+
+
 class Timeout(NamedTuple):
     """The bot's clock ran out for that seat; the engine applies RULES.md §4."""
 
@@ -193,7 +205,19 @@ class Timeout(NamedTuple):
         return {"type": "timeout", "seat": self.seat}
 
 
-Action = Lead | Throw | Cover | Take | Pass | Transfer | ShowTrump | SwapTrump | PokerSwap | Timeout
+Action = (
+    Lead
+    | Throw
+    | Cover
+    | Take
+    | Pass
+    | Transfer
+    | ShowTrump
+    | SwapTrump
+    | PokerSwap
+    | Resign
+    | Timeout
+)
 ACTION_TYPES: tuple[type[Action], ...] = (
     Lead,
     Throw,
@@ -204,6 +228,7 @@ ACTION_TYPES: tuple[type[Action], ...] = (
     ShowTrump,
     SwapTrump,
     PokerSwap,
+    Resign,
     Timeout,
 )
 
@@ -265,6 +290,8 @@ def action_from_dict(data: Any) -> Action:
             return PokerSwap(seat, (card_from_code(pair[0]), card_from_code(pair[1])))
         if kind == "timeout":
             return Timeout(seat)
+        if kind == "resign":
+            return Resign(seat)
     except (KeyError, TypeError) as exc:
         raise ValueError(f"malformed {kind} action: {exc}") from None
     raise ValueError(f"unknown action type: {kind!r}")
@@ -386,6 +413,12 @@ class PokerSwapped(NamedTuple):
     left: int
 
 
+class Resigned(NamedTuple):
+    """``seat`` gave up."""
+
+    seat: int
+
+
 class GameOver(NamedTuple):
     """The game ended: ``durak`` seat (None on a draw) and whether with pogony."""
 
@@ -411,6 +444,7 @@ Event = (
     | TrumpChanged
     | TrumpSwapped
     | PokerSwapped
+    | Resigned
     | GameOver
 )
 
@@ -432,6 +466,7 @@ for _kind in (
     TrumpChanged,
     TrumpSwapped,
     PokerSwapped,
+    Resigned,
     GameOver,
 ):
     type.__setattr__(_kind, "__eq__", _eq)

@@ -31,6 +31,8 @@ from .actions import (
     PlayerOut,
     PokerSwap,
     PokerSwapped,
+    Resign,
+    Resigned,
     ShowTrump,
     SwapTrump,
     Take,
@@ -642,7 +644,8 @@ class Game:
         return tuple(self._current_throwers())
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat`` now; one card per throw-in. Never lists Timeout."""
+        """Every legal action of ``seat`` now; one card per throw-in. Never lists Timeout
+        or Resign, which are not moves of the game but the bot's clock and a player leaving."""
         if self.phase == OVER or not 0 <= seat < self.n:
             return []
         hand = self.hands[seat]
@@ -1038,6 +1041,13 @@ class Game:
         self.passed.clear()
         return target
 
+    def _apply_resign(self, action: Resign, events: list[Event]) -> None:
+        seat = action[0]
+        if self.out[seat]:
+            raise IllegalAction("not_your_turn", "you are out of this game already")
+        events.append(Resigned(seat))
+        self._finish([seat], events, resigned=True)
+
     def _apply_timeout(self, action: Timeout, events: list[Event]) -> None:
         seat = action[0]
         if seat in self.waiting_on():
@@ -1283,7 +1293,11 @@ class Game:
             self._finish(active, events)
 
     def _finish(
-        self, holders: list[int], events: list[Event], timed_out: int | None = None
+        self,
+        holders: list[int],
+        events: list[Event],
+        timed_out: int | None = None,
+        resigned: bool = False,
     ) -> None:
         """End the game. ``holders`` are the seats left holding cards (one side at most)."""
         n = self.n
@@ -1311,6 +1325,7 @@ class Game:
             last = self._last_bout
             pogony = (
                 timed_out is None
+                and not resigned
                 and last is not None
                 and last[0] in losers
                 and sum(1 for c in last[1] if c >> 2 == SIX) >= 2
@@ -1424,5 +1439,6 @@ _HANDLERS: dict[type, Any] = {
     ShowTrump: Game._apply_show_trump,
     SwapTrump: Game._apply_swap_trump,
     PokerSwap: Game._apply_poker_swap,
+    Resign: Game._apply_resign,
     Timeout: Game._apply_timeout,
 }

@@ -12,6 +12,8 @@ from engine.actions import (
     Pass,
     PickedUp,
     PlayerOut,
+    Resign,
+    Resigned,
     Take,
     Throw,
     TimedOut,
@@ -175,3 +177,18 @@ def test_s4_team_timeout_loses_for_the_team() -> None:
     g.apply(Timeout(0))
     assert g.result is not None and g.result.losers == (0, 2)
     assert g.result.points == (0, 2, 0, 2)
+
+
+def test_s4_a_player_who_leaves_mid_game_is_durak() -> None:
+    g = position(Rules(), ["7S 8C", "8S 9C QD", "8D JC"], stock="6C AH")
+    g.apply(Lead(0, (c("7S"),)))
+    events = g.apply(Resign(2))
+    assert Resigned(2) in events
+    assert g.result is not None and g.result.durak == 2 and g.result.points == (2, 2, 0)
+    assert not g.result.pogony and g.to_act() == ()
+
+
+def test_s4_a_team_player_who_leaves_loses_for_his_team() -> None:
+    g = position(Rules(teams="pairs"), ["7S", "8S", "9S", "TS"], stock="6C AH")
+    g.apply(Resign(3))
+    assert g.result is not None and g.result.losers == (1, 3)
