@@ -17,9 +17,12 @@ async def running(
     poll_timeout: float = 1.0,
     allowed_updates: list[str] | None = None,
 ) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
-    """initialize, start and poll; on exit stop polling, stop and shut down."""
+    """initialize, start and poll; on exit stop polling, stop and shut down — with the
+    ``post_init``, ``post_stop`` and ``post_shutdown`` hooks, as ``run_polling`` runs them."""
     await app.initialize()
     try:
+        if app.post_init is not None:
+            await app.post_init(app)
         await app.start()
         updater = app.updater
         if updater is None:
@@ -36,5 +39,9 @@ async def running(
                 await updater.stop()
             if app.running:
                 await app.stop()
+            if app.post_stop is not None:
+                await app.post_stop(app)
     finally:
         await app.shutdown()
+        if app.post_shutdown is not None:
+            await app.post_shutdown(app)

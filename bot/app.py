@@ -1,0 +1,93 @@
+"""Builds the PTB Application: settings, store, table service, publisher, handlers, clocks."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass, field
+
+from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+
+from bot import callbacks as cb
+from bot.config import Settings
+from bot.ordering import TableOrder
+from bot.sender import Publisher
+from bot.store import SqliteStore, Store
+from bot.tables import TableService
+
+__all__ = ["Runtime", "build_application", "runtime"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Runtime:
+    """Everything the handlers share, built at start-up (never at import time)."""
+
+    settings: Settings
+    codec: cb.CallbackCodec
+    order: TableOrder
+    store: Store | None = None
+    service: TableService | None = None
+    publisher: Publisher | None = None
+    bot_username: str = ""
+    extras: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def tables(self) -> TableService:
+        """The table service (after start-up)."""
+        assert self.service is not None, "the bot has not started"
+        return self.service
+
+    @property
+    def out(self) -> Publisher:
+        """The publisher (after start-up)."""
+        assert self.publisher is not None, "the bot has not started"
+        return self.publisher
+
+
+def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
+    """The runtime stored in the application's bot_data."""
+    found = context.application.bot_data["runtime"]
+    assert isinstance(found, Runtime)
+    return found
+
+
+def _codec_key(settings: Settings) -> bytes:
+    """A signing key for callback data, derived from the token (never shown anywhere)."""
+    secret = settings.bot_token.get_secret_value().encode()
+    return hashlib.sha256(b"durak callback data\0" + secret).digest()
+
+
+def build_application(settings: Settings, builder: ApplicationBuilder | None = None) -> Application:
+    """The bot's Application; call ``run_polling`` on it or drive it in tests.
+
+    ``builder`` lets tests start from a builder already pointed at a test server.
+    """
+    from bot import handlers
+
+    order = TableOrder()
+    rt = Runtime(settings=settings, codec=cb.CallbackCodec(_codec_key(settings)), order=order)
+    if builder is None:
+        builder = (
+            ApplicationBuilder()
+            .token(settings.bot_token.get_secret_value())
+            .base_url(settings.base_url)
+            .base_file_url(settings.base_file_url)
+        )
+    app = (
+        builder.rate_limiter(AIORateLimiter(max_retries=3))
+        .concurrent_updates(order)
+        .post_init(handlers.post_init)
+        .post_stop(handlers.post_stop)
+        .post_shutdown(handlers.post_shutdown)
+        .build()
+    )
+    app.bot_data["runtime"] = rt
+    handlers.install(app, rt)
+    return app
+
+
+async def open_runtime_store(rt: Runtime) -> Store:
+    """Open the store the settings name."""
+    return await SqliteStore.open(rt.settings.db_path)

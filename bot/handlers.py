@@ -1,0 +1,666 @@
+"""Telegram handlers: commands, lobby and hand buttons, chat changes, clocks.
+
+Each handler decodes what arrived, asks the table service to change the table (under the
+table's lock), answers the user, and has the presenter redraw what changed. Every callback
+query is answered exactly once, also when it is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import (
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    CallbackQuery,
+    ChatMemberUpdated,
+    InlineKeyboardMarkup,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    filters,
+)
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.app import Runtime, runtime
+from bot.i18n import Lang, pick_lang
+from bot.ordering import default_key
+from bot.presenter import Presenter
+from bot.sender import Content, Publisher
+from bot.store import ChatRow, Seat, SqliteStore, TableStatus, UserRow
+from bot.tables import Live, Refused, TableService
+from engine import Rules
+from engine.actions import Action
+
+__all__ = ["install", "post_init", "post_shutdown", "post_stop"]
+
+log = logging.getLogger(__name__)
+
+HAND_KINDS = (
+    cb.Tap,
+    cb.Select,
+    cb.Toggle,
+    cb.Play,
+    cb.CoverWith,
+    cb.Throw,
+    cb.Take,
+    cb.Pass,
+    cb.Transfer,
+    cb.ShowTrump,
+    cb.SwapTrump,
+    cb.PokerSwap,
+    cb.Cancel,
+    cb.Refresh,
+)
+
+
+# ---------------------------------------------------------------- wiring
+
+
+def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
+    """Register every handler."""
+    group = filters.ChatType.GROUPS
+    private = filters.ChatType.PRIVATE
+    app.add_handler(CommandHandler("newgame", cmd_newgame, filters=group))
+    app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
+    app.add_handler(CommandHandler("cancel", cmd_cancel, filters=group))
+    app.add_handler(CommandHandler("stats", cmd_stats))
+    app.add_handler(CommandHandler("rules", cmd_rules))
+    app.add_handler(CommandHandler("help", cmd_help))
+    app.add_handler(CommandHandler("lang", cmd_lang))
+    app.add_handler(CommandHandler("start", cmd_start, filters=private))
+    app.add_handler(CommandHandler(["newgame", "leave", "cancel"], cmd_group_only, filters=private))
+    app.add_handler(CallbackQueryHandler(on_button))
+    app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_error_handler(on_error)
+    rt.order.set_key(lambda update: _order_key(rt, update))
+
+
+def _order_key(rt: Runtime, update: object) -> object:
+    """Updates of one table run in order: a button names its table; anything else is keyed
+    by its chat."""
+    if isinstance(update, Update) and update.callback_query is not None:
+        try:
+            decoded = rt.codec.decode(update.callback_query.data)
+        except cb.BadCallback:
+            return None
+        table = getattr(decoded, "table", None)
+        if isinstance(table, int):
+            return ("table", table)
+    return default_key(update)
+
+
+async def post_init(app: Application) -> None:  # type: ignore[type-arg]
+    """Open the store, load running games, redraw them and set their clocks again."""
+    rt: Runtime = app.bot_data["runtime"]
+    rt.store = await SqliteStore.open(rt.settings.db_path)
+    me = await app.bot.get_me()
+    rt.bot_username = me.username or ""
+    presenter = Presenter(rt, app)
+    rt.extras["presenter"] = presenter
+    rt.publisher = Publisher(
+        app.bot,
+        group_interval=rt.settings.group_edit_interval,
+        private_interval=rt.settings.private_edit_interval,
+        on_blocked=presenter.on_blocked,
+        on_migrated=presenter.on_migrated,
+    )
+    rt.service = TableService(rt.store)
+    await _set_commands(app)
+    for live in await rt.service.load_running():
+        presenter.adopt_messages(live)
+        await presenter.redraw(live, [])
+        log.info("table %s: game resumed", live.table_id)
+
+
+async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
+    """Deliver what is pending while the connection to Telegram is still open."""
+    rt: Runtime = app.bot_data["runtime"]
+    if rt.publisher is not None:
+        await rt.publisher.close()
+
+
+async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    """Close the store."""
+    rt: Runtime = app.bot_data["runtime"]
+    if rt.store is not None:
+        await rt.store.close()
+
+
+async def _set_commands(app: Application) -> None:  # type: ignore[type-arg]
+    for lang in ("ru", "en"):
+        for scope, telegram_scope in (
+            ("group", BotCommandScopeAllGroupChats()),
+            ("private", BotCommandScopeAllPrivateChats()),
+        ):
+            commands = r.bot_commands(lang, scope)  # type: ignore[arg-type]
+            try:
+                await app.bot.set_my_commands(
+                    commands, scope=telegram_scope, language_code=lang if lang != "en" else None
+                )
+            except TelegramError as exc:
+                log.warning("could not set the %s %s commands: %s", lang, scope, exc)
+
+
+def _presenter(context: ContextTypes.DEFAULT_TYPE) -> Presenter:
+    found = runtime(context).extras["presenter"]
+    assert isinstance(found, Presenter)
+    return found
+
+
+# ---------------------------------------------------------------- who is who
+
+
+def _name(user: User) -> str:
+    return user.full_name or user.username or str(user.id)
+
+
+async def _remember(rt: Runtime, user: User, *, started: bool | None = None) -> UserRow:
+    """Save the user's name (and whether we may write to him); his stored row."""
+    assert rt.store is not None
+    known = await rt.store.get_user(user.id)
+    can = started if started is not None else (known.can_message if known else False)
+    language = known.language if known is not None else None
+    row = UserRow(user.id, _name(user), language, can)
+    if known != row:
+        await rt.store.save_user(row)
+    return row
+
+
+async def user_lang(rt: Runtime, user: User | None) -> Lang:
+    """The language to speak to a user: his /lang choice, else his Telegram language."""
+    if user is None:
+        return pick_lang(None, rt.settings.default_language)
+    assert rt.store is not None
+    known = await rt.store.get_user(user.id)
+    return pick_lang(user.language_code, known.language if known else None)
+
+
+async def chat_lang(rt: Runtime, chat_id: int, user: User | None = None) -> Lang:
+    """The language of a group: its /lang choice, else the language of whoever asks."""
+    assert rt.store is not None
+    row = await rt.store.get_chat(chat_id)
+    code = user.language_code if user is not None else rt.settings.default_language
+    return pick_lang(code, row.language if row else None)
+
+
+async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def _may_manage(context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int) -> bool:
+    """The lobby's creator or a group admin may change settings, start and cancel."""
+    if live.row.creator_id == user_id:
+        return True
+    return await _is_admin(context, live.row.chat_id, user_id)
+
+
+# ---------------------------------------------------------------- commands
+
+
+async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Open a lobby in this group or topic (or point to the one that is open)."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    thread = message.message_thread_id if message.is_topic_message else None
+    lang = await chat_lang(rt, chat.id, user)
+    presenter = _presenter(context)
+    async with rt.tables.lock(-chat.id):
+        live = await rt.tables.open_table(chat.id, thread)
+        if live is not None:
+            presenter.repost(live)
+            return
+        known = await _remember(rt, user)
+        rules = await _default_rules(rt, chat.id)
+        chat_row = await rt.store.get_chat(chat.id) if rt.store else None
+        if chat_row is None and rt.store is not None:
+            await rt.store.save_chat(ChatRow(chat.id, lang, None, thread))
+        creator = Seat.human(user.id, known.name)
+        live = await rt.tables.create(chat.id, thread, creator, rules)
+        if not known.can_message:
+            await rt.tables.leave_lobby(live, user.id)
+            await rt.out.send(
+                chat.id,
+                Content(
+                    *_screen(
+                        r.render_need_private(
+                            lang, rt.bot_username, live.table_id, known.name, rt.codec
+                        )
+                    )
+                ),
+                thread_id=thread,
+            )
+    await presenter.redraw(live, [])
+
+
+async def _default_rules(rt: Runtime, chat_id: int) -> Rules:
+    assert rt.store is not None
+    row = await rt.store.get_chat(chat_id)
+    if row is not None and row.default_rules:
+        try:
+            return Rules.model_validate_json(row.default_rules)
+        except ValueError:
+            log.warning("chat %s: stored default rules unreadable", chat_id)
+    return Rules()
+
+
+async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Leave the lobby; during a game, surrender (he is durak)."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    thread = message.message_thread_id if message.is_topic_message else None
+    lang = await chat_lang(rt, chat.id, user)
+    live = await rt.tables.open_table(chat.id, thread)
+    if live is None:
+        await message.reply_text(r.alert(lang, "no_table"))
+        return
+    async with live.lock:
+        try:
+            if live.row.status == TableStatus.PLAYING:
+                events = await rt.tables.resign(live, user.id)
+                await _presenter(context).after_action(live, events, surrendered_by=user.id)
+                return
+            await rt.tables.leave_lobby(live, user.id)
+        except Refused as exc:
+            await message.reply_text(r.alert(lang, exc.reason))
+            return
+    await _presenter(context).redraw(live, [])
+
+
+async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Abort the lobby or game with no tally (the creator or an admin)."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    thread = message.message_thread_id if message.is_topic_message else None
+    lang = await chat_lang(rt, chat.id, user)
+    live = await rt.tables.open_table(chat.id, thread)
+    if live is None:
+        await message.reply_text(r.alert(lang, "no_table"))
+        return
+    if not await _may_manage(context, live, user.id):
+        await message.reply_text(r.alert(lang, "not_allowed"))
+        return
+    async with live.lock:
+        try:
+            await rt.tables.cancel(live)
+        except Refused as exc:
+            await message.reply_text(r.alert(lang, exc.reason))
+            return
+    await _presenter(context).cancelled(live, _name(user))
+
+
+async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The group's series: games, times durak, pogony, draws, points."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or rt.store is None:
+        return
+    if chat.type == ChatType.PRIVATE:
+        lang = await user_lang(rt, update.effective_user)
+        rows = await rt.store.player_tallies(chat.id)
+        await message.reply_html(r.render_stats(rows, lang))
+        return
+    lang = await chat_lang(rt, chat.id, update.effective_user)
+    rows = await rt.store.chat_stats(chat.id)
+    await message.reply_html(r.render_stats(rows, lang, chat.title or ""))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The rules of the open table (or the group's default) in words."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    if chat.type == ChatType.PRIVATE:
+        lang = await user_lang(rt, update.effective_user)
+        await message.reply_html(r.render_rules(Rules(), lang))
+        return
+    lang = await chat_lang(rt, chat.id, update.effective_user)
+    thread = message.message_thread_id if message.is_topic_message else None
+    live = await rt.tables.open_table(chat.id, thread)
+    rules = live.rules if live is not None else await _default_rules(rt, chat.id)
+    await message.reply_html(r.render_rules(rules, lang))
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """How to play with the bot."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    private = chat.type == ChatType.PRIVATE
+    lang = (
+        await user_lang(rt, update.effective_user)
+        if private
+        else await chat_lang(rt, chat.id, update.effective_user)
+    )
+    await message.reply_html(r.render_help(lang, "private" if private else "group"))
+
+
+async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Choose the language (of the group, or of the user in private)."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    private = chat.type == ChatType.PRIVATE
+    lang = (
+        await user_lang(rt, update.effective_user)
+        if private
+        else await chat_lang(rt, chat.id, update.effective_user)
+    )
+    text, markup = _screen(r.render_lang_picker(lang, rt.codec))
+    await message.reply_html(text, reply_markup=markup)
+
+
+async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Group commands sent in private: say where they belong."""
+    rt = runtime(context)
+    if update.effective_message is not None:
+        lang = await user_lang(rt, update.effective_user)
+        await update.effective_message.reply_text(r.alert(lang, "group_only"))
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /start: remember that we may write; with a join payload, seat the user."""
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    known = await _remember(rt, user, started=True)
+    lang = await user_lang(rt, user)
+    if context.args:
+        try:
+            table_id = rt.codec.parse_join_payload(context.args[0])
+        except cb.BadCallback:
+            table_id = None
+        if table_id is not None:
+            live = await rt.tables.get(table_id)
+            if live is not None:
+                async with live.lock:
+                    try:
+                        await rt.tables.join(live, Seat.human(user.id, known.name))
+                    except Refused as exc:
+                        await message.reply_text(r.alert(lang, exc.reason))
+                        if exc.reason != "already_seated":
+                            return
+                await _presenter(context).redraw(live, [])
+                await message.reply_text(r.alert(lang, "joined"))
+                return
+    text, markup = _screen(r.render_start(lang, rt.bot_username))
+    await message.reply_html(text, reply_markup=markup)
+
+
+# ---------------------------------------------------------------- buttons
+
+
+async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Every inline button: decode, check, act, answer exactly once."""
+    rt = runtime(context)
+    query = update.callback_query
+    if query is None:
+        return
+    user = query.from_user
+    lang = await user_lang(rt, user)
+    try:
+        decoded = rt.codec.decode(query.data)
+    except cb.BadCallback:
+        await _answer(query, r.callback_problem(lang, "malformed"), alert=True)
+        return
+    if isinstance(decoded, cb.SetLang):
+        await _set_lang(rt, query, decoded.lang)
+        return
+    live = await rt.tables.get(decoded.table)
+    if live is None:
+        await _answer(query, r.callback_problem(lang, "gone"), alert=True)
+        return
+    presenter = _presenter(context)
+    try:
+        if isinstance(decoded, HAND_KINDS):
+            await _hand_button(context, rt, presenter, live, query, decoded, lang)
+        else:
+            await _table_button(context, rt, presenter, live, query, decoded, lang)
+    except Refused as exc:
+        await _answer(query, _refusal_text(lang, exc), alert=True)
+        if exc.reason == "outdated":
+            presenter.redraw_for(live, user.id)
+
+
+def _refusal_text(lang: Lang, exc: Refused) -> str:
+    if exc.reason.startswith("illegal."):
+        return r.alert(lang, exc.reason.removeprefix("illegal."))
+    if exc.reason == "outdated":
+        return r.callback_problem(lang, "outdated")
+    return r.alert(lang, exc.reason)
+
+
+async def _answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
+    try:
+        await query.answer(text, show_alert=alert)
+    except TelegramError as exc:  # too old, or answered already: nothing to do
+        log.debug("callback answer refused: %s", exc)
+
+
+async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
+    assert rt.store is not None
+    message = query.message
+    chat_id = message.chat.id if message is not None else query.from_user.id
+    if chat_id > 0:
+        known = await _remember(rt, query.from_user)
+        await rt.store.save_user(UserRow(known.user_id, known.name, lang, known.can_message))
+    else:
+        row = await rt.store.get_chat(chat_id)
+        await rt.store.save_chat(
+            ChatRow(
+                chat_id, lang, row.default_rules if row else None, row.thread_id if row else None
+            )
+        )
+    chosen = pick_lang(lang)
+    await _answer(query, r.alert(chosen, "lang_set"))
+
+
+async def _table_button(
+    context: ContextTypes.DEFAULT_TYPE,
+    rt: Runtime,
+    presenter: Presenter,
+    live: Live,
+    query: CallbackQuery,
+    decoded: cb.Callback,
+    lang: Lang,
+) -> None:
+    user = query.from_user
+    group_lang = await chat_lang(rt, live.row.chat_id)
+    async with live.lock:
+        if isinstance(decoded, cb.Join):
+            known = await _remember(rt, user)
+            if not known.can_message:
+                link = r.join_link(rt.bot_username, live.table_id, rt.codec)
+                try:
+                    await query.answer(url=link)
+                except TelegramError:
+                    await _answer(query, r.alert(lang, "open_private"), alert=True)
+                return
+            await rt.tables.join(live, Seat.human(user.id, known.name), decoded.version)
+            await _answer(query, r.alert(lang, "joined"))
+        elif isinstance(decoded, cb.Leave):
+            await rt.tables.leave_lobby(live, user.id, decoded.version)
+            await _answer(query, r.alert(lang, "left"))
+        elif isinstance(decoded, cb.Start | cb.Rematch):
+            if live.seat_of(user.id) is None and not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            if isinstance(decoded, cb.Start) and not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            await rt.tables.start(live, decoded.version)
+            await _answer(query)
+            presenter.game_started(live)
+        elif isinstance(decoded, cb.Settings | cb.Option | cb.Lobby | cb.AiMenu):
+            if decoded.version != live.version:
+                raise Refused("outdated")
+            if not isinstance(decoded, cb.Lobby) and not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            await _answer(query)
+            presenter.show_lobby_page(live, decoded, group_lang)
+            return
+        elif isinstance(decoded, cb.SetOption):
+            if not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            try:
+                rules = r.apply_setting(live.rules, decoded.option, decoded.value)
+            except r.SettingError:
+                raise Refused("bad_setting") from None
+            await rt.tables.set_rules(live, rules, decoded.version)
+            assert rt.store is not None
+            row = await rt.store.get_chat(live.row.chat_id)
+            await rt.store.save_chat(
+                ChatRow(
+                    live.row.chat_id,
+                    row.language if row else None,
+                    rules.model_dump_json(),
+                    row.thread_id if row else live.row.thread_id,
+                )
+            )
+            await _answer(query)
+            presenter.show_lobby_page(
+                live, cb.Option(live.table_id, live.version, decoded.option), group_lang
+            )
+            return
+        elif isinstance(decoded, cb.AddAi):
+            if not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            raise Refused("ai_unavailable")
+        elif isinstance(decoded, cb.Kick):
+            if not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            await rt.tables.remove_seat(live, decoded.seat, decoded.version)
+            await _answer(query)
+        else:
+            raise Refused("outdated")
+    await presenter.redraw(live, [])
+
+
+async def _hand_button(
+    context: ContextTypes.DEFAULT_TYPE,
+    rt: Runtime,
+    presenter: Presenter,
+    live: Live,
+    query: CallbackQuery,
+    decoded: cb.HandCallback,
+    lang: Lang,
+) -> None:
+    user = query.from_user
+    async with live.lock:
+        seat = live.seat_of(user.id)
+        if seat is None:
+            await _answer(query, r.callback_problem(lang, "not_yours"), alert=True)
+            return
+        game = live.game
+        if game is None or live.row.status != TableStatus.PLAYING:
+            await _answer(query, r.callback_problem(lang, "gone"), alert=True)
+            return
+        if decoded.version != live.version:
+            raise Refused("outdated")
+        view = game.view(seat)
+        action: Action | None = None
+        if isinstance(decoded, cb.Refresh | cb.Cancel):
+            await _answer(query)
+            presenter.redraw_for(live, user.id)
+            return
+        if isinstance(decoded, cb.Tap):
+            resolved = r.resolve_tap(view, decoded.card)
+            if resolved is None:
+                raise Refused(f"illegal.{r.tap_refusal(view, decoded.card)}")
+            if isinstance(resolved, r.Choice):
+                await _answer(query)
+                presenter.redraw_for(live, user.id, choice=resolved)
+                return
+            action = resolved
+        elif isinstance(decoded, cb.Select):
+            await _answer(query)
+            presenter.redraw_for(live, user.id, selection=frozenset(), purpose=decoded.purpose)
+            return
+        elif isinstance(decoded, cb.Toggle):
+            chosen = set(decoded.selection) ^ {decoded.card}
+            await _answer(query)
+            presenter.redraw_for(
+                live, user.id, selection=frozenset(chosen), purpose=decoded.purpose
+            )
+            return
+        elif isinstance(decoded, cb.Play):
+            resolved = r.resolve_play(view, decoded.cards) if decoded.suits is None else None
+            if isinstance(resolved, r.Choice):
+                await _answer(query)
+                presenter.redraw_for(live, user.id, choice=resolved)
+                return
+            action = resolved if resolved is not None else r.to_action(decoded, seat)
+        else:
+            action = r.to_action(decoded, seat)
+        if action is None:
+            raise Refused("outdated")
+        events = await rt.tables.act(live, seat, action, decoded.version)
+        await _answer(query)
+        await presenter.after_action(live, events)
+
+
+# ---------------------------------------------------------------- chats
+
+
+async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot was removed from a group: its table ends (no tally)."""
+    rt = runtime(context)
+    change: ChatMemberUpdated | None = update.my_chat_member
+    if change is None:
+        return
+    status = change.new_chat_member.status
+    if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        assert rt.store is not None
+        for row in await rt.store.chat_tables(change.chat.id):
+            live = await rt.tables.get(row.table_id)
+            if live is None:
+                continue
+            async with live.lock:
+                try:
+                    await rt.tables.cancel(live)
+                except Refused:
+                    continue
+            _presenter(context).forget(live)
+            log.info("table %s: ended, the bot left chat %s", live.table_id, change.chat.id)
+
+
+async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group became a supergroup: move its tables and tallies to the new id."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    await _presenter(context).on_migrated(message.chat.id, message.migrate_to_chat_id)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Log every unhandled error with the update that caused it."""
+    log.error("error handling update %r", update, exc_info=context.error)
+    if isinstance(update, Update) and update.callback_query is not None:
+        await _answer(update.callback_query)
+
+
+def _screen(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:
+    return screen.text, r.to_markup(screen.keyboard)

@@ -1,0 +1,403 @@
+"""Turns table state into messages: the group's message, every hand, the end, the clocks.
+
+Renderers are pure (``bot.render``); this module decides *which* screens to draw and
+hands them to the :class:`~bot.sender.Publisher`, which sends only the latest of each.
+The group sees only the public view; each private chat sees only its seat's view.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Hashable
+from typing import TYPE_CHECKING, Any
+
+from telegram.ext import Application, ContextTypes
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.i18n import Lang, pick_lang
+from bot.sender import Content
+from bot.store import TableStatus
+from bot.tables import Live, Refused
+from engine import Card
+from engine.actions import Event
+
+if TYPE_CHECKING:
+    from bot.app import Runtime
+
+__all__ = ["Presenter"]
+
+log = logging.getLogger(__name__)
+
+
+def _content(screen: r.Screen) -> Content:
+    return Content(screen.text, r.to_markup(screen.keyboard))
+
+
+class Presenter:
+    """Draws tables for one running bot."""
+
+    def __init__(self, rt: Runtime, app: Application) -> None:  # type: ignore[type-arg]
+        self._rt = rt
+        self._app = app
+        self._waiting: dict[int, frozenset[int]] = {}
+        self._titles: dict[int, str] = {}
+        self._langs: dict[int, Lang] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _group_key(self, live: Live) -> Hashable:
+        return ("group", live.table_id)
+
+    def _hand_key(self, live: Live, seat: int) -> Hashable:
+        return ("hand", live.table_id, seat)
+
+    def _players(self, live: Live) -> list[r.Player]:
+        levels = {"easy": 1, "normal": 2, "hard": 3}
+        return [
+            r.Player(s.name, levels.get(s.ai or "", 2) if s.ai is not None else None)
+            for s in live.row.seats
+        ]
+
+    async def _group_lang(self, live: Live) -> Lang:
+        assert self._rt.store is not None
+        row = await self._rt.store.get_chat(live.row.chat_id)
+        lang = pick_lang(self._rt.settings.default_language, row.language if row else None)
+        self._langs[live.row.chat_id] = lang
+        return lang
+
+    async def _user_lang(self, user_id: int) -> Lang:
+        assert self._rt.store is not None
+        row = await self._rt.store.get_user(user_id)
+        return pick_lang(self._rt.settings.default_language, row.language if row else None)
+
+    def _ctx(self, live: Live) -> r.TableContext:
+        left = None if live.deadline is None else max(0.0, live.deadline - time.time())
+        return r.TableContext(
+            table_id=live.table_id,
+            version=live.version,
+            group_title=self._titles.get(live.row.chat_id, ""),
+            seconds_left=left,
+            events=tuple(e for _, e in live.events),
+            bot_username=self._rt.bot_username or None,
+            codec=self._rt.codec,
+        )
+
+    def adopt_messages(self, live: Live) -> None:
+        """After a restart: edit the same messages as before."""
+        out = self._rt.out
+        if live.row.group_message_id is not None:
+            out.show(
+                self._group_key(live),
+                live.row.chat_id,
+                Content("…"),
+                thread_id=live.row.thread_id,
+                message_id=live.row.group_message_id,
+            )
+        for seat, message_id in enumerate(live.row.hand_message_ids):
+            user = live.row.seats[seat].user_id if seat < len(live.row.seats) else None
+            if message_id is not None and user is not None:
+                out.show(self._hand_key(live, seat), user, Content("…"), message_id=message_id)
+        if live.game is not None:
+            self._waiting[live.table_id] = frozenset(live.game.waiting_on())
+
+    # ------------------------------------------------------------------ drawing
+
+    async def redraw(self, live: Live, events: list[Event]) -> None:
+        """Draw the group message and every hand for the table's current state."""
+        lang = await self._group_lang(live)
+        if live.row.status == TableStatus.LOBBY or live.game is None:
+            await self._draw_lobby(live, lang)
+            return
+        await self._draw_table(live, lang)
+        await self._draw_hands(live, notify=False)
+        self._arm_clock(live)
+
+    async def _draw_lobby(self, live: Live, lang: Lang) -> None:
+        ctx = r.LobbyContext(
+            table_id=live.table_id,
+            version=live.version,
+            creator=self._creator_name(live),
+            codec=self._rt.codec,
+        )
+        screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
+        self._show_group(live, screen)
+
+    def _creator_name(self, live: Live) -> str | None:
+        for seat in live.row.seats:
+            if seat.user_id == live.row.creator_id:
+                return seat.name
+        return None
+
+    def _show_group(self, live: Live, screen: r.Screen) -> None:
+        async def sent(message_id: int | None) -> None:
+            if message_id is not None:
+                await self._rt.tables.set_messages(live, group_message_id=message_id)
+
+        self._rt.out.show(
+            self._group_key(live),
+            live.row.chat_id,
+            _content(screen),
+            thread_id=live.row.thread_id,
+            message_id=live.row.group_message_id,
+            on_sent=sent,
+        )
+
+    async def _draw_table(self, live: Live, lang: Lang) -> None:
+        game = live.game
+        assert game is not None
+        screen = r.render_table(
+            game.public_view(), self._players(live), lang, self._ctx(live), rules=live.rules
+        )
+        self._show_group(live, screen)
+
+    async def _draw_hands(self, live: Live, *, notify: bool) -> None:
+        game = live.game
+        assert game is not None
+        waiting = frozenset(game.waiting_on()) if game.result is None else frozenset()
+        before = self._waiting.get(live.table_id, frozenset())
+        self._waiting[live.table_id] = waiting
+        for seat, who in enumerate(live.row.seats):
+            if who.user_id is None:
+                continue
+            fresh = notify and seat in waiting and seat not in before
+            await self._draw_hand(live, seat, who.user_id, fresh=fresh)
+
+    async def _draw_hand(
+        self,
+        live: Live,
+        seat: int,
+        user_id: int,
+        *,
+        fresh: bool = False,
+        choice: r.Choice | None = None,
+        selection: frozenset[Card] | None = None,
+        purpose: str = "lead",
+    ) -> None:
+        game = live.game
+        assert game is not None
+        lang = await self._user_lang(user_id)
+        ctx = self._ctx(live)
+        screen = r.render_hand(
+            game.view(seat),
+            self._players(live),
+            lang,
+            ctx,
+            rules=live.rules,
+            choice=choice,
+            selection=selection,
+            purpose=purpose,
+        )
+
+        async def sent(message_id: int | None) -> None:
+            await self._rt.tables.set_messages(live, hand=(seat, message_id))
+
+        ids = live.row.hand_message_ids
+        self._rt.out.show(
+            self._hand_key(live, seat),
+            user_id,
+            _content(screen),
+            message_id=ids[seat] if seat < len(ids) else None,
+            fresh=fresh,
+            on_sent=sent,
+        )
+
+    def redraw_for(
+        self,
+        live: Live,
+        user_id: int,
+        *,
+        choice: r.Choice | None = None,
+        selection: frozenset[Card] | None = None,
+        purpose: str = "lead",
+    ) -> None:
+        """Redraw one player's hand (a choice, a selection, or a fresh copy)."""
+        seat = live.seat_of(user_id)
+        if seat is None or live.game is None:
+            return
+        self._app.create_task(
+            self._draw_hand(
+                live, seat, user_id, choice=choice, selection=selection, purpose=purpose
+            )
+        )
+
+    def game_started(self, live: Live) -> None:
+        """A new game: draw the table and send every hand (notifying the first mover)."""
+        self._waiting.pop(live.table_id, None)
+        for seat in range(len(live.row.seats)):
+            self._rt.out.forget(self._hand_key(live, seat))
+        self._app.create_task(self._start_drawing(live))
+
+    async def _start_drawing(self, live: Live) -> None:
+        lang = await self._group_lang(live)
+        await self._draw_table(live, lang)
+        await self._draw_hands(live, notify=True)
+        self._arm_clock(live)
+
+    async def after_action(
+        self, live: Live, events: list[Event], *, surrendered_by: int | None = None
+    ) -> None:
+        """Redraw after an applied action; announce the end if the game is over."""
+        game = live.game
+        assert game is not None
+        lang = await self._group_lang(live)
+        await self._draw_table(live, lang)
+        await self._draw_hands(live, notify=True)
+        self._arm_clock(live)
+        if game.result is not None:
+            await self._announce_end(live, lang, surrendered_by)
+
+    async def _announce_end(self, live: Live, lang: Lang, surrendered_by: int | None) -> None:
+        game = live.game
+        assert game is not None and game.result is not None and self._rt.store is not None
+        tally = await self._rt.store.chat_stats(live.row.chat_id)
+        surrendered = live.seat_of(surrendered_by) if surrendered_by is not None else None
+        ctx = r.EndContext(
+            table_id=live.table_id,
+            version=live.version,
+            tally=tally,
+            surrendered=surrendered,
+            codec=self._rt.codec,
+        )
+        screen = r.render_end(game.result, self._players(live), lang, ctx)
+        await self._rt.out.send(live.row.chat_id, _content(screen), thread_id=live.row.thread_id)
+
+    def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
+        """Show a settings page, an option's values, the AI picker, or the lobby again."""
+        if isinstance(decoded, cb.Settings):
+            screen = r.render_settings(
+                live.rules, lang, live.table_id, live.version, decoded.page, self._rt.codec
+            )
+        elif isinstance(decoded, cb.Option):
+            try:
+                screen = r.render_option(
+                    live.rules, lang, live.table_id, live.version, decoded.option, self._rt.codec
+                )
+            except r.SettingError:
+                raise Refused("bad_setting") from None
+        elif isinstance(decoded, cb.AiMenu):
+            ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
+            screen = r.render_ai_picker(lang, ctx)
+        else:
+            self._app.create_task(self._draw_lobby(live, lang))
+            return
+        self._show_group(live, screen)
+
+    def repost(self, live: Live) -> None:
+        """/newgame while a table is open: show its message again at the bottom."""
+        self._app.create_task(self._repost(live))
+
+    async def _repost(self, live: Live) -> None:
+        key = self._group_key(live)
+        self._rt.out.forget(key)
+        lang = await self._group_lang(live)
+        if live.game is not None and live.row.status == TableStatus.PLAYING:
+            screen = r.render_table(
+                live.game.public_view(),
+                self._players(live),
+                lang,
+                self._ctx(live),
+                rules=live.rules,
+            )
+        else:
+            ctx = r.LobbyContext(
+                live.table_id, live.version, self._creator_name(live), self._rt.codec
+            )
+            screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
+
+        async def sent(message_id: int | None) -> None:
+            if message_id is not None:
+                await self._rt.tables.set_messages(live, group_message_id=message_id)
+
+        self._rt.out.show(
+            key, live.row.chat_id, _content(screen), thread_id=live.row.thread_id, on_sent=sent
+        )
+
+    async def cancelled(self, live: Live, by: str | None) -> None:
+        """The lobby or game was cancelled: say so in the group; close the hands."""
+        lang = await self._group_lang(live)
+        self._show_group(live, r.Screen(r.render_cancelled(lang, by)))
+        self.forget(live, keep_group=True)
+
+    def forget(self, live: Live, *, keep_group: bool = False) -> None:
+        """Stop drawing a table and its clock."""
+        if not keep_group:
+            self._rt.out.forget(self._group_key(live))
+        for seat in range(len(live.row.seats)):
+            self._rt.out.forget(self._hand_key(live, seat))
+        self._disarm(live)
+
+    # ------------------------------------------------------------------ clocks
+
+    def _job_name(self, live: Live) -> str:
+        return f"clock:{live.table_id}"
+
+    def _disarm(self, live: Live) -> None:
+        queue = self._app.job_queue
+        if queue is None:
+            return
+        for job in queue.get_jobs_by_name(self._job_name(live)):
+            job.schedule_removal()
+
+    def _arm_clock(self, live: Live) -> None:
+        """Set the table's clock to its deadline (replacing the previous one)."""
+        self._disarm(live)
+        queue = self._app.job_queue
+        if queue is None or live.deadline is None or live.row.status != TableStatus.PLAYING:
+            return
+        delay = max(0.0, live.deadline - time.time())
+        queue.run_once(
+            self._clock_job,
+            delay,
+            data=(live.table_id, live.version),
+            name=self._job_name(live),
+        )
+
+    async def _clock_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        job = context.job
+        if job is None:
+            return
+        data: Any = job.data
+        table_id, version = data
+        live = await self._rt.tables.get(table_id)
+        if live is None:
+            return
+        async with live.lock:
+            try:
+                events = await self._rt.tables.clock_ran_out(live, version)
+            except Refused as exc:
+                log.info("table %s: clock refused: %s", table_id, exc.reason)
+                return
+        if events:
+            await self.after_action(live, events)
+
+    # ------------------------------------------------------------------ troubles
+
+    async def on_blocked(self, chat_id: int) -> None:
+        """A player blocked the bot (or never started it): tell his table's group."""
+        assert self._rt.store is not None
+        user = await self._rt.store.get_user(chat_id)
+        if user is not None and user.can_message:
+            await self._rt.store.set_can_message(chat_id, False)
+        for live in list(self._rt.tables._tables.values()):
+            if live.row.status != TableStatus.PLAYING or live.seat_of(chat_id) is None:
+                continue
+            lang = await self._group_lang(live)
+            name = user.name if user is not None else str(chat_id)
+            screen = r.render_blocked(
+                lang, name, self._rt.bot_username, live.table_id, self._rt.codec
+            )
+            await self._rt.out.send(
+                live.row.chat_id, _content(screen), thread_id=live.row.thread_id
+            )
+
+    async def on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
+        """A group became a supergroup: its tables and tallies move with it."""
+        assert self._rt.store is not None
+        await self._rt.store.migrate_chat(old_chat_id, new_chat_id)
+        for live in list(self._rt.tables._tables.values()):
+            if live.row.chat_id == old_chat_id:
+                self._rt.tables.forget(live.table_id)
+                self._rt.out.forget(self._group_key(live))
+        log.info("chat %s is now %s", old_chat_id, new_chat_id)

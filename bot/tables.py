@@ -1,0 +1,384 @@
+"""The table service: every change to a table goes through here.
+
+Under the table's lock: check who asks and that his button is current, apply the change
+(to the lobby, or to the game through the engine), save it in one store transaction, and
+only then tell people: the group's table message, each hand, the clocks. A refused change
+(illegal move, stale button, a stranger's press) changes nothing and says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, TableRow, TableStatus
+from engine import Game, IllegalAction, InvalidState, Result, Rules
+from engine.actions import Action, Event, Resign, Timeout
+
+__all__ = ["Live", "Refused", "TableService"]
+
+log = logging.getLogger(__name__)
+
+MAX_SEATS = 6
+MIN_SEATS = 2
+EVENTS_KEPT = 8
+
+
+class Refused(Exception):
+    """A request that changes nothing; ``reason`` is a catalog key for the alert."""
+
+    def __init__(self, reason: str, **params: Any) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.params = params
+
+
+@dataclass(slots=True)
+class Live:
+    """A table as the service holds it in memory."""
+
+    row: TableRow
+    rules: Rules
+    game: Game | None
+    events: deque[tuple[int, Event]] = field(default_factory=lambda: deque(maxlen=EVENTS_KEPT))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    deadline: float | None = None
+
+    @property
+    def table_id(self) -> int:
+        """The table's id."""
+        return self.row.table_id
+
+    @property
+    def version(self) -> int:
+        """The table's state version: buttons carry it, saves compare-and-set on it."""
+        return self.row.version
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat of a user at this table, or None."""
+        for i, seat in enumerate(self.row.seats):
+            if seat.user_id == user_id:
+                return i
+        return None
+
+
+def _parse_rules(text: str) -> Rules:
+    try:
+        return Rules.model_validate_json(text)
+    except ValueError:
+        log.warning("stored rules unreadable, using the defaults: %r", text[:200])
+        return Rules()
+
+
+class TableService:
+    """Owns the tables: loads them, changes them, saves them, and tells the listeners."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], float] = time.time,
+        on_change: Callable[[Live, list[Event]], Any] | None = None,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._tables: dict[int, Live] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
+        self.on_change = on_change
+
+    # ------------------------------------------------------------------ loading
+
+    def lock(self, table_id: int) -> asyncio.Lock:
+        """The lock that serialises every change to one table."""
+        found = self._locks.get(table_id)
+        if found is None:
+            found = self._locks[table_id] = asyncio.Lock()
+        return found
+
+    def cached(self, table_id: int) -> Live | None:
+        """The table if it is in memory."""
+        return self._tables.get(table_id)
+
+    async def get(self, table_id: int) -> Live | None:
+        """The table, loaded from the store when needed; None if there is no such table."""
+        live = self._tables.get(table_id)
+        if live is not None:
+            return live
+        row = await self._store.get_table(table_id)
+        if row is None:
+            return None
+        return self._adopt(row)
+
+    def _adopt(self, row: TableRow) -> Live:
+        game = None
+        if row.game is not None:
+            try:
+                game = Game.from_json(row.game)
+            except InvalidState:
+                log.exception("table %s: saved game unreadable", row.table_id)
+        live = Live(row=row, rules=_parse_rules(row.rules), game=game, deadline=row.deadline)
+        live.lock = self.lock(row.table_id)
+        self._tables[row.table_id] = live
+        return live
+
+    async def load_running(self) -> list[Live]:
+        """Every table with a game in progress (at start-up)."""
+        return [self._adopt(row) for row in await self._store.running_tables()]
+
+    async def open_table(self, chat_id: int, thread_id: int | None) -> Live | None:
+        """The chat's (or topic's) open lobby or running game, if any."""
+        for row in await self._store.chat_tables(chat_id):
+            if row.thread_id == thread_id:
+                live = self._tables.get(row.table_id)
+                return live if live is not None else self._adopt(row)
+        return None
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create(
+        self, chat_id: int, thread_id: int | None, creator: Seat, rules: Rules
+    ) -> Live:
+        """Open a lobby with its creator seated."""
+        row = await self._store.create_table(
+            chat_id,
+            rules=rules.model_dump_json(),
+            thread_id=thread_id,
+            creator_id=creator.user_id,
+            seats=(creator,),
+        )
+        return self._adopt(row)
+
+    async def _update_lobby(
+        self,
+        live: Live,
+        *,
+        seats: Sequence[Seat] | None = None,
+        rules: Rules | None = None,
+    ) -> None:
+        kwargs: dict[str, Any] = {}
+        if seats is not None:
+            kwargs["seats"] = tuple(seats)
+        if rules is not None:
+            kwargs["rules"] = rules.model_dump_json()
+        await self._store.update_lobby(live.table_id, live.version, **kwargs)
+        fresh = await self._store.get_table(live.table_id)
+        if fresh is None:
+            raise Refused("table_gone")
+        live.row = fresh
+        if rules is not None:
+            live.rules = rules
+
+    def _check_lobby(self, live: Live, version: int | None) -> None:
+        if live.row.status not in (TableStatus.LOBBY, TableStatus.FINISHED):
+            raise Refused("game_running")
+        if version is not None and version != live.version:
+            raise Refused("outdated")
+
+    async def join(self, live: Live, seat: Seat, version: int | None = None) -> None:
+        """Seat a user (or a computer player) in the lobby."""
+        self._check_lobby(live, version)
+        if seat.user_id is not None and live.seat_of(seat.user_id) is not None:
+            raise Refused("already_seated")
+        if len(live.row.seats) >= MAX_SEATS:
+            raise Refused("table_full", max=MAX_SEATS)
+        await self._update_lobby(live, seats=(*live.row.seats, seat))
+
+    async def leave_lobby(self, live: Live, user_id: int, version: int | None = None) -> None:
+        """Take a user's seat away in the lobby."""
+        self._check_lobby(live, version)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            raise Refused("not_seated")
+        seats = [s for i, s in enumerate(live.row.seats) if i != seat]
+        await self._update_lobby(live, seats=seats)
+
+    async def remove_seat(self, live: Live, index: int, version: int | None = None) -> None:
+        """Remove seat ``index`` (a computer player, by the creator or an admin)."""
+        self._check_lobby(live, version)
+        if not 0 <= index < len(live.row.seats):
+            raise Refused("outdated")
+        seats = [s for i, s in enumerate(live.row.seats) if i != index]
+        await self._update_lobby(live, seats=seats)
+
+    async def set_rules(self, live: Live, rules: Rules, version: int | None = None) -> None:
+        """Change the lobby's rules."""
+        self._check_lobby(live, version)
+        await self._update_lobby(live, rules=rules)
+
+    def previous_result(self, live: Live) -> Result | None:
+        """The result of the table's last finished game (for the series' next one)."""
+        if live.row.status == TableStatus.FINISHED and live.game is not None:
+            return live.game.result
+        return None
+
+    async def start(self, live: Live, version: int | None = None, seed: int | None = None) -> Game:
+        """Start the table's next game (the first, or a rematch with the same seats)."""
+        self._check_lobby(live, version)
+        players = len(live.row.seats)
+        if players < MIN_SEATS:
+            raise Refused("too_few_players", min=MIN_SEATS)
+        try:
+            live.rules.check_players(players)
+        except ValueError as exc:
+            raise Refused("rules_do_not_fit", detail=str(exc)) from None
+        previous = self.previous_result(live)
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**62)
+        game = Game.new(live.rules, players=players, seed=seed, previous=previous)
+        deadline = self.deadline_for(live.rules, game)
+        row = await self._store.start_game(
+            live.table_id, live.version, seed=seed, game=game.to_json(), deadline=deadline
+        )
+        live.row = row
+        live.game = game
+        live.deadline = deadline
+        live.events.clear()
+        return game
+
+    # ------------------------------------------------------------------ playing
+
+    def deadline_for(self, rules: Rules, game: Game) -> float | None:
+        """When the table's clock runs out: the turn limit if the game waits on someone,
+        the throw-in window if only throwers may act; None if no clock runs."""
+        if game.result is not None:
+            return None
+        if game.waiting_on():
+            return self._clock() + rules.turn_timeout if rules.turn_timeout > 0 else None
+        if game.to_act():
+            return self._clock() + rules.throw_in_window
+        return None
+
+    async def act(
+        self, live: Live, seat: int | None, action: Action, version: int | None = None
+    ) -> list[Event]:
+        """Apply one engine action and save it; the events it caused.
+
+        ``seat`` is the seat the request comes from (None for the clock); ``version`` the
+        state the button was drawn for (None: the clock, which checks its own).
+        """
+        game = live.game
+        if live.row.status != TableStatus.PLAYING or game is None:
+            raise Refused("no_game")
+        if version is not None and version != live.version:
+            raise Refused("outdated")
+        if seat is not None and action.seat != seat:
+            raise Refused("not_your_seat")
+        trial = game.copy()
+        try:
+            events = trial.apply(action)
+        except IllegalAction as exc:
+            raise Refused(f"illegal.{exc.reason}") from None
+        deadline = self.deadline_for(live.rules, trial)
+        outcome = Outcome.from_result(trial.result) if trial.result is not None else None
+        try:
+            saved = await self._store.save_action(
+                live.table_id,
+                live.version,
+                game=trial.to_json(),
+                action=_action_json(action),
+                seat=action.seat,
+                deadline=deadline,
+                outcome=outcome,
+            )
+        except StaleVersionError:
+            await self._reload(live)
+            raise Refused("outdated") from None
+        except StoreError:
+            log.exception("table %s: saving an action failed", live.table_id)
+            raise Refused("try_again") from None
+        live.game = trial
+        live.deadline = deadline
+        live.row = _replace_row(
+            live.row,
+            version=saved.version,
+            moves=saved.seq,
+            game=trial.to_json() if outcome is not None else live.row.game,
+            status=TableStatus.FINISHED if outcome is not None else TableStatus.PLAYING,
+            deadline=deadline,
+        )
+        for event in events:
+            live.events.append((trial.moves, event))
+        return events
+
+    async def resign(self, live: Live, user_id: int) -> list[Event]:
+        """A player leaves a running game: he is durak (RULES: surrender)."""
+        seat = live.seat_of(user_id)
+        if seat is None:
+            raise Refused("not_seated")
+        return await self.act(live, seat, Resign(seat))
+
+    async def clock_ran_out(self, live: Live, version: int) -> list[Event]:
+        """The table's deadline passed: apply the engine's Timeout for every seat the clock
+        ran for. Ignored if anything happened since the clock was set."""
+        game = live.game
+        if game is None or game.result is not None or version != live.version:
+            return []
+        seats = game.waiting_on() or game.throwers()
+        events: list[Event] = []
+        for seat in seats:
+            if live.game is None or live.game.result is not None:
+                break
+            events += await self.act(live, None, Timeout(seat))
+        return events
+
+    async def cancel(self, live: Live) -> None:
+        """Stop the lobby or the game with no result and no tally."""
+        if live.row.status not in (TableStatus.LOBBY, TableStatus.PLAYING):
+            raise Refused("no_game")
+        await self._store.cancel_table(live.table_id, live.version)
+        await self._reload(live)
+        live.deadline = None
+
+    async def _reload(self, live: Live) -> None:
+        row = await self._store.get_table(live.table_id)
+        if row is None:
+            self._tables.pop(live.table_id, None)
+            return
+        live.row = row
+        live.rules = _parse_rules(row.rules)
+        if row.game is not None:
+            live.game = Game.from_json(row.game)
+        live.deadline = row.deadline
+
+    async def set_messages(
+        self,
+        live: Live,
+        *,
+        group_message_id: int | None = None,
+        hand: tuple[int, int | None] | None = None,
+    ) -> None:
+        """Remember where the table's messages are (so a restart edits the same ones)."""
+        kwargs: dict[str, Any] = {}
+        if group_message_id is not None:
+            kwargs["group_message_id"] = group_message_id
+            live.row = _replace_row(live.row, group_message_id=group_message_id)
+        if hand is not None:
+            ids = list(live.row.hand_message_ids) + [None] * len(live.row.seats)
+            ids = ids[: len(live.row.seats)]
+            ids[hand[0]] = hand[1]
+            kwargs["hand_message_ids"] = ids
+            live.row = _replace_row(live.row, hand_message_ids=tuple(ids))
+        if kwargs:
+            await self._store.set_messages(live.table_id, **kwargs)
+
+    def forget(self, table_id: int) -> None:
+        """Drop a table from memory (it stays in the store)."""
+        self._tables.pop(table_id, None)
+
+
+def _action_json(action: Action) -> str:
+    import json
+
+    return json.dumps(action.to_dict(), separators=(",", ":"))
+
+
+def _replace_row(row: TableRow, **changes: Any) -> TableRow:
+    from dataclasses import replace
+
+    return replace(row, **changes)
