@@ -59,10 +59,15 @@ def _codec_key(settings: Settings) -> bytes:
     return hashlib.sha256(b"durak callback data\0" + secret).digest()
 
 
-def build_application(settings: Settings, builder: ApplicationBuilder | None = None) -> Application:
+def build_application(
+    settings: Settings,
+    builder: ApplicationBuilder | None = None,
+    rate_limiter: AIORateLimiter | None = None,
+) -> Application:
     """The bot's Application; call ``run_polling`` on it or drive it in tests.
 
-    ``builder`` lets tests start from a builder already pointed at a test server.
+    ``builder`` lets tests start from a builder already pointed at a test server, and
+    ``rate_limiter`` replace Telegram's real figures with a test server's scaled ones.
     """
     from bot import handlers
 
@@ -76,7 +81,7 @@ def build_application(settings: Settings, builder: ApplicationBuilder | None = N
             .base_file_url(settings.base_file_url)
         )
     app = (
-        builder.rate_limiter(AIORateLimiter(max_retries=3))
+        builder.rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)

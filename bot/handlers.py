@@ -33,7 +33,7 @@ from telegram.ext import (
 from bot import callbacks as cb
 from bot import render as r
 from bot.app import Runtime, runtime
-from bot.i18n import Lang, pick_lang
+from bot.i18n import Lang, pick_lang, tr
 from bot.ordering import default_key
 from bot.presenter import Presenter
 from bot.sender import Content, Publisher
@@ -62,6 +62,49 @@ HAND_KINDS = (
     cb.Cancel,
     cb.Refresh,
 )
+
+
+# What each refusal or notice says: the catalog key, by the service's reason code.
+SAYINGS: dict[str, str] = {
+    "outdated": "cb.stale",
+    "not_allowed": "lobby.alert.only_creator",
+    "joined": "lobby.alert.joined",
+    "left": "lobby.alert.left",
+    "already_seated": "lobby.alert.already_seated",
+    "not_seated": "lobby.alert.not_seated",
+    "table_full": "lobby.alert.full",
+    "game_running": "lobby.alert.game_running",
+    "too_few_players": "lobby.alert.cant_start",
+    "rules_do_not_fit": "lobby.alert.cant_start",
+    "open_private": "lobby.alert.need_private",
+    "no_game": "err.no_game",
+    "no_table": "err.no_lobby",
+    "group_only": "err.group_only",
+    "gone": "cb.no_table",
+    "table_gone": "cb.no_table",
+    "not_yours": "cb.not_your_game",
+    "not_your_seat": "cb.not_your_game",
+    "malformed": "cb.malformed",
+    "expired": "lobby.alert.expired",
+}
+
+
+def say(lang: Lang, reason: str, **params: object) -> str:
+    """What to tell a user for a reason code: an engine refusal (``illegal.<code>``), a
+    service refusal, or a notice."""
+    if reason.startswith("illegal."):
+        return r.alert(lang, reason.removeprefix("illegal."))
+    key = SAYINGS.get(reason)
+    if key is None:
+        return tr(lang, "err.generic")
+    if key == "lobby.alert.cant_start":
+        params.setdefault("problem", params.pop("detail", ""))
+    if key == "lobby.alert.full":
+        params.setdefault("max", 6)
+    try:
+        return tr(lang, key, **params)
+    except (KeyError, IndexError, ValueError):
+        return tr(lang, "err.generic")
 
 
 # ---------------------------------------------------------------- wiring
@@ -271,7 +314,7 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     lang = await chat_lang(rt, chat.id, user)
     live = await rt.tables.open_table(chat.id, thread)
     if live is None:
-        await message.reply_text(r.alert(lang, "no_table"))
+        await message.reply_text(say(lang, "no_table"))
         return
     async with live.lock:
         try:
@@ -281,7 +324,7 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 return
             await rt.tables.leave_lobby(live, user.id)
         except Refused as exc:
-            await message.reply_text(r.alert(lang, exc.reason))
+            await message.reply_text(say(lang, exc.reason, **exc.params))
             return
     await _presenter(context).redraw(live, [])
 
@@ -296,16 +339,16 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     lang = await chat_lang(rt, chat.id, user)
     live = await rt.tables.open_table(chat.id, thread)
     if live is None:
-        await message.reply_text(r.alert(lang, "no_table"))
+        await message.reply_text(say(lang, "no_table"))
         return
     if not await _may_manage(context, live, user.id):
-        await message.reply_text(r.alert(lang, "not_allowed"))
+        await message.reply_text(say(lang, "not_allowed"))
         return
     async with live.lock:
         try:
             await rt.tables.cancel(live)
         except Refused as exc:
-            await message.reply_text(r.alert(lang, exc.reason))
+            await message.reply_text(say(lang, exc.reason, **exc.params))
             return
     await _presenter(context).cancelled(live, _name(user))
 
@@ -379,7 +422,7 @@ async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     rt = runtime(context)
     if update.effective_message is not None:
         lang = await user_lang(rt, update.effective_user)
-        await update.effective_message.reply_text(r.alert(lang, "group_only"))
+        await update.effective_message.reply_text(say(lang, "group_only"))
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -402,11 +445,11 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     try:
                         await rt.tables.join(live, Seat.human(user.id, known.name))
                     except Refused as exc:
-                        await message.reply_text(r.alert(lang, exc.reason))
+                        await message.reply_text(say(lang, exc.reason, **exc.params))
                         if exc.reason != "already_seated":
                             return
                 await _presenter(context).redraw(live, [])
-                await message.reply_text(r.alert(lang, "joined"))
+                await message.reply_text(say(lang, "joined"))
                 return
     text, markup = _screen(r.render_start(lang, rt.bot_username))
     await message.reply_html(text, reply_markup=markup)
@@ -426,14 +469,14 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         decoded = rt.codec.decode(query.data)
     except cb.BadCallback:
-        await _answer(query, r.callback_problem(lang, "malformed"), alert=True)
+        await _answer(query, say(lang, "malformed"), alert=True)
         return
     if isinstance(decoded, cb.SetLang):
         await _set_lang(rt, query, decoded.lang)
         return
     live = await rt.tables.get(decoded.table)
     if live is None:
-        await _answer(query, r.callback_problem(lang, "gone"), alert=True)
+        await _answer(query, say(lang, "gone"), alert=True)
         return
     presenter = _presenter(context)
     try:
@@ -448,11 +491,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 def _refusal_text(lang: Lang, exc: Refused) -> str:
-    if exc.reason.startswith("illegal."):
-        return r.alert(lang, exc.reason.removeprefix("illegal."))
-    if exc.reason == "outdated":
-        return r.callback_problem(lang, "outdated")
-    return r.alert(lang, exc.reason)
+    return say(lang, exc.reason, **exc.params)
 
 
 async def _answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
@@ -477,7 +516,7 @@ async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
             )
         )
     chosen = pick_lang(lang)
-    await _answer(query, r.alert(chosen, "lang_set"))
+    await _answer(query, tr(chosen, "lang.set", name=tr(chosen, f"lang.name.{chosen}")))
 
 
 async def _table_button(
@@ -499,18 +538,21 @@ async def _table_button(
                 try:
                     await query.answer(url=link)
                 except TelegramError:
-                    await _answer(query, r.alert(lang, "open_private"), alert=True)
+                    await _answer(query, say(lang, "open_private"), alert=True)
                 return
             await rt.tables.join(live, Seat.human(user.id, known.name), decoded.version)
-            await _answer(query, r.alert(lang, "joined"))
+            await _answer(query, say(lang, "joined"))
         elif isinstance(decoded, cb.Leave):
             await rt.tables.leave_lobby(live, user.id, decoded.version)
-            await _answer(query, r.alert(lang, "left"))
+            await _answer(query, say(lang, "left"))
         elif isinstance(decoded, cb.Start | cb.Rematch):
             if live.seat_of(user.id) is None and not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")
             if isinstance(decoded, cb.Start) and not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")
+            problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
+            if problem is not None:
+                raise Refused("too_few_players", problem=problem)
             await rt.tables.start(live, decoded.version)
             await _answer(query)
             presenter.game_started(live)
@@ -572,11 +614,11 @@ async def _hand_button(
     async with live.lock:
         seat = live.seat_of(user.id)
         if seat is None:
-            await _answer(query, r.callback_problem(lang, "not_yours"), alert=True)
+            await _answer(query, say(lang, "not_yours"), alert=True)
             return
         game = live.game
         if game is None or live.row.status != TableStatus.PLAYING:
-            await _answer(query, r.callback_problem(lang, "gone"), alert=True)
+            await _answer(query, say(lang, "gone"), alert=True)
             return
         if decoded.version != live.version:
             raise Refused("outdated")

@@ -1,0 +1,115 @@
+"""The bot's presentation layer: pure functions from engine views to text and keyboards.
+
+No I/O and no Telegram calls: every renderer takes a view (never the game), the players'
+names, a language and a small context, and returns a :class:`Screen` (Telegram HTML text
+and an optional :class:`Keyboard`); :func:`to_markup` turns a keyboard into PTB's markup.
+"""
+
+from __future__ import annotations
+
+from .common import (
+    Button,
+    Keyboard,
+    Player,
+    Screen,
+    TableContext,
+    card_text,
+    esc,
+    seconds_until,
+)
+from .end import EndContext, TallyLike, render_cancelled, render_end, render_stats
+from .events import event_line, event_lines
+from .hand import render_hand
+from .lobby import (
+    LobbyContext,
+    join_link,
+    lobby_problem,
+    render_ai_picker,
+    render_lobby,
+    render_need_private,
+)
+from .markup import to_markup
+from .rules_text import game_title, render_rules, rules_summary
+from .settings import (
+    SettingError,
+    apply_setting,
+    offers,
+    option_by_token,
+    options,
+    render_option,
+    render_settings,
+    valid_values,
+)
+from .table import render_table
+from .tap import (
+    Choice,
+    leads_of,
+    play_callback,
+    resolve_play,
+    resolve_tap,
+    selectable,
+    tap_refusal,
+    to_action,
+)
+from .texts import (
+    alert,
+    bot_commands,
+    callback_problem,
+    render_blocked,
+    render_help,
+    render_lang_picker,
+    render_start,
+)
+
+__all__ = [
+    "Button",
+    "Choice",
+    "EndContext",
+    "Keyboard",
+    "LobbyContext",
+    "Player",
+    "Screen",
+    "SettingError",
+    "TableContext",
+    "TallyLike",
+    "alert",
+    "apply_setting",
+    "bot_commands",
+    "callback_problem",
+    "card_text",
+    "esc",
+    "event_line",
+    "event_lines",
+    "game_title",
+    "join_link",
+    "leads_of",
+    "lobby_problem",
+    "offers",
+    "option_by_token",
+    "options",
+    "play_callback",
+    "render_ai_picker",
+    "render_blocked",
+    "render_cancelled",
+    "render_end",
+    "render_hand",
+    "render_help",
+    "render_lang_picker",
+    "render_lobby",
+    "render_need_private",
+    "render_option",
+    "render_rules",
+    "render_settings",
+    "render_start",
+    "render_stats",
+    "render_table",
+    "resolve_play",
+    "resolve_tap",
+    "rules_summary",
+    "seconds_until",
+    "selectable",
+    "tap_refusal",
+    "to_action",
+    "to_markup",
+    "valid_values",
+]

@@ -1,0 +1,235 @@
+"""Small shared pieces of the renderers: screens, keyboards, players, cards, times.
+
+Everything here is pure and immutable. Text is Telegram HTML: catalog text is trusted, and
+anything a user typed (names, group titles) goes through :func:`esc` first.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from bot.callbacks import MAX_BYTES, Callback, CallbackCodec
+from bot.i18n import Lang, tr
+from engine import Card, Event, Suit
+
+__all__ = [
+    "MAX_BUTTON_TEXT",
+    "MAX_NAME",
+    "MAX_TEXT",
+    "Button",
+    "Keyboard",
+    "Player",
+    "Screen",
+    "TableContext",
+    "card_list",
+    "card_text",
+    "chunk",
+    "clock",
+    "duration",
+    "esc",
+    "name_of",
+    "seconds_until",
+    "short_name",
+    "suit_text",
+    "text_length",
+]
+
+MAX_TEXT: Final = 4096
+"""Telegram's limit on a message's text (counted here in UTF-16 units, before parsing)."""
+MAX_BUTTON_TEXT: Final = 64
+"""Our own cap on a button's label: longer ones are cut (Telegram shows little more)."""
+MAX_NAME: Final = 24
+"""Names are cut to this many characters before escaping, so screens stay in bounds."""
+
+
+def esc(text: str) -> str:
+    """Escape user text for Telegram's HTML parse mode."""
+    return html.escape(text, quote=False)
+
+
+def short_name(name: str, limit: int = MAX_NAME) -> str:
+    """``name`` cut to ``limit`` characters (with an ellipsis), blanks collapsed."""
+    name = " ".join(name.split()) or "?"
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def text_length(text: str) -> int:
+    """Length in UTF-16 code units, as Telegram counts."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Who sits at a seat, as the screens show him: a name, and a level if a computer."""
+
+    name: str
+    ai_level: int | None = None
+
+    @property
+    def is_ai(self) -> bool:
+        """Whether this seat is a computer player."""
+        return self.ai_level is not None
+
+
+def name_of(players: Sequence[Player], seat: int | None) -> str:
+    """The escaped, shortened display name of ``seat`` (computer players marked 🤖)."""
+    if seat is None or not 0 <= seat < len(players):
+        return "?"
+    player = players[seat]
+    shown = esc(short_name(player.name))
+    return f"🤖 {shown}" if player.is_ai else shown
+
+
+# ---------------------------------------------------------------- cards and times
+
+
+def card_text(card: Card) -> str:
+    """A card as it prints: ``10♥``."""
+    return str(card)
+
+
+def suit_text(suit: Suit) -> str:
+    """A suit's symbol."""
+    return suit.symbol
+
+
+def card_list(cards: Iterable[Card]) -> str:
+    """Cards separated by spaces: ``7♠ 7♥``."""
+    return " ".join(card_text(c) for c in cards)
+
+
+def clock(seconds: float) -> str:
+    """Time left as ``1:45``, or ``2:05:00`` from an hour up (never negative)."""
+    total = max(0, int(seconds + 0.999))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes}:{secs:02d}"
+
+
+def duration(lang: Lang, seconds: int) -> str:
+    """A setting's duration in words: ``30 s``, ``2 min``, ``1 h 30 min``."""
+    if seconds < 60 or seconds % 60:
+        return tr(lang, "fmt.seconds", n=seconds)
+    minutes = seconds // 60
+    if minutes < 60:
+        return tr(lang, "fmt.minutes", n=minutes)
+    hours, minutes = divmod(minutes, 60)
+    if minutes:
+        return tr(lang, "fmt.hours_minutes", h=hours, m=minutes)
+    return tr(lang, "fmt.hours", n=hours)
+
+
+def seconds_until(deadline: datetime | float | None, now: datetime | float) -> float | None:
+    """Seconds from ``now`` to ``deadline`` (datetimes or Unix times), or None."""
+    if deadline is None:
+        return None
+    end = deadline.timestamp() if isinstance(deadline, datetime) else float(deadline)
+    start = now.timestamp() if isinstance(now, datetime) else float(now)
+    return max(0.0, end - start)
+
+
+# ---------------------------------------------------------------- keyboards
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One inline button: a label and either callback data or a URL."""
+
+    text: str
+    data: str | None = None
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("a button has exactly one of data and url")
+        if not self.text or len(self.text) > MAX_BUTTON_TEXT:
+            raise ValueError(f"button text must be 1-{MAX_BUTTON_TEXT} characters")
+        if self.data is not None and len(self.data.encode("utf-8")) > MAX_BYTES:
+            raise ValueError(f"callback_data over {MAX_BYTES} bytes: {self.data!r}")
+
+    @classmethod
+    def cb(cls, text: str, codec: CallbackCodec, callback: Callback) -> Button:
+        """A callback button (the label is cut to fit)."""
+        return cls(_label(text), data=codec.encode(callback))
+
+    @classmethod
+    def link(cls, text: str, url: str) -> Button:
+        """A URL button."""
+        return cls(_label(text), url=url)
+
+
+def _label(text: str) -> str:
+    return text if len(text) <= MAX_BUTTON_TEXT else text[: MAX_BUTTON_TEXT - 1] + "…"
+
+
+@dataclass(frozen=True, slots=True)
+class Keyboard:
+    """Rows of buttons (Telegram's inline keyboard)."""
+
+    rows: tuple[tuple[Button, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        if any(not row for row in self.rows):
+            raise ValueError("a keyboard row cannot be empty")
+
+    @classmethod
+    def of(cls, rows: Iterable[Iterable[Button]]) -> Keyboard:
+        """Build from any iterables, dropping empty rows."""
+        return cls(tuple(t for t in (tuple(r) for r in rows) if t))
+
+    def buttons(self) -> tuple[Button, ...]:
+        """Every button, row by row."""
+        return tuple(b for row in self.rows for b in row)
+
+    def layout(self) -> str:
+        """A plain picture of the keyboard, one line per row: ``[Take] [Pass]``."""
+        return "\n".join(" ".join(f"[{b.text}]" for b in row) for row in self.rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """A message: HTML text and an optional inline keyboard."""
+
+    text: str
+    keyboard: Keyboard | None = None
+
+    def __post_init__(self) -> None:
+        if text_length(self.text) > MAX_TEXT:
+            raise ValueError(f"text over {MAX_TEXT} characters")
+
+
+def chunk(items: Sequence[Button], width: int) -> list[tuple[Button, ...]]:
+    """Buttons in rows of ``width``, the last row shorter; rows balanced when they wrap."""
+    if not items:
+        return []
+    rows = -(-len(items) // width)
+    per = -(-len(items) // rows)
+    return [tuple(items[i : i + per]) for i in range(0, len(items), per)]
+
+
+# ---------------------------------------------------------------- context
+
+
+@dataclass(frozen=True, slots=True)
+class TableContext:
+    """What a game screen needs besides the view.
+
+    ``version`` goes into every button (a stale press is refused); ``seconds_left`` is the
+    time until the table's deadline (see :func:`seconds_until`); ``events`` are the last
+    engine events, oldest first; ``bot_username`` (without ``@``) adds a button that opens
+    the private chat.
+    """
+
+    table_id: int
+    version: int
+    group_title: str = ""
+    seconds_left: float | None = None
+    events: tuple[Event, ...] = ()
+    bot_username: str | None = None
+    codec: CallbackCodec = field(default_factory=CallbackCodec)

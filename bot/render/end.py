@@ -1,0 +1,152 @@
+"""The end of a game (durak, pogony, draw, team lost, timeout, surrender), the series tally,
+the rematch button, and /stats."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot import callbacks as cb
+from bot.i18n import Lang, tr
+from engine import Result
+
+from .common import (
+    MAX_TEXT,
+    Button,
+    Keyboard,
+    Player,
+    Screen,
+    esc,
+    name_of,
+    short_name,
+    text_length,
+)
+
+__all__ = [
+    "EndContext",
+    "TallyLike",
+    "render_cancelled",
+    "render_end",
+    "render_stats",
+    "tally_lines",
+]
+
+_MEDALS = ("🥇", "🥈", "🥉")
+
+
+class TallyLike(Protocol):
+    """A player's series in a chat (``bot.store`` ``TallyRow`` fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def durak(self) -> int: ...
+    @property
+    def pogony(self) -> int: ...
+    @property
+    def draws(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class EndContext:
+    """What the end-of-game message needs besides the result."""
+
+    table_id: int
+    version: int
+    tally: Sequence[TallyLike] = ()
+    """The group's series after this game (any order)."""
+    games: int | None = None
+    """Games in the series so far (shown in the tally's title), if known."""
+    surrendered: int | None = None
+    """The seat that gave up, if the game ended so."""
+    codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
+
+
+def _ranked(rows: Sequence[TallyLike]) -> list[TallyLike]:
+    return sorted(rows, key=lambda r: (-r.points, r.durak, -r.games, r.name.casefold()))
+
+
+def tally_lines(rows: Sequence[TallyLike], lang: Lang, limit: int = 20) -> list[str]:
+    """One line per player, best first: points, games, times durak (pogony), draws."""
+    lines = []
+    for i, row in enumerate(_ranked(rows)[:limit]):
+        place = _MEDALS[i] if i < len(_MEDALS) else f"{i + 1}."
+        parts = [
+            tr(lang, "tally.points", n=row.points),
+            tr(lang, "tally.games", n=row.games),
+            tr(lang, "tally.durak", n=row.durak),
+        ]
+        if row.pogony:
+            parts.append(tr(lang, "tally.pogony", n=row.pogony))
+        if row.draws:
+            parts.append(tr(lang, "tally.draws", n=row.draws))
+        name = esc(short_name(row.name))
+        lines.append(tr(lang, "tally.line", place=place, name=name, stats=" · ".join(parts)))
+    return lines
+
+
+def _names(players: Sequence[Player], seats: Sequence[int], lang: Lang) -> str:
+    return tr(lang, "end.and").join(name_of(players, s) for s in seats)
+
+
+def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndContext) -> Screen:
+    """The group message that ends a game, with the series tally and a rematch button."""
+    lines = [tr(lang, "end.title")]
+    if ctx.surrendered is not None:
+        lines.append(tr(lang, "end.surrender", name=name_of(players, ctx.surrendered)))
+    if result.timed_out is not None:
+        lines.append(tr(lang, "end.timeout", name=name_of(players, result.timed_out)))
+    if result.draw or result.durak is None:
+        lines.append(tr(lang, "end.draw"))
+    elif result.durak_team is not None:
+        key = "end.team_lost_pogony" if result.pogony else "end.team_lost"
+        lines.append(tr(lang, key, names=_names(players, result.durak_team, lang)))
+    else:
+        key = "end.durak_pogony" if result.pogony else "end.durak"
+        lines.append(tr(lang, key, name=name_of(players, result.durak)))
+    if result.finish_order:
+        order = ", ".join(
+            tr(lang, "end.place", place=i, name=name_of(players, s))
+            for i, s in enumerate(result.finish_order, 1)
+        )
+        lines.append(tr(lang, "end.finish_order", list=order))
+    winners = [s for s, p in enumerate(result.points) if p == 2]
+    if winners and not result.draw:
+        lines.append(tr(lang, "end.winners", names=_names(players, winners, lang)))
+    if ctx.tally:
+        title = tr(lang, "tally.title_games", n=ctx.games) if ctx.games else tr(lang, "tally.title")
+        lines += ["", title, *tally_lines(ctx.tally, lang)]
+    text = "\n".join(lines)
+    while text_length(text) > MAX_TEXT:  # only a huge tally can get here
+        lines.pop()
+        text = "\n".join(lines)
+    keyboard = Keyboard.of(
+        [[Button.cb(tr(lang, "end.btn.rematch"), ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]]
+    )
+    return Screen(text, keyboard)
+
+
+def render_cancelled(lang: Lang, by: str | None = None) -> str:
+    """The group message when a game or lobby is cancelled (``by`` a raw name, if known)."""
+    if by:
+        return tr(lang, "end.cancelled_by", name=esc(short_name(by)))
+    return tr(lang, "end.cancelled")
+
+
+def render_stats(rows: Sequence[TallyLike], lang: Lang, chat_title: str = "") -> str:
+    """The /stats text: the chat's series, best first."""
+    title = (
+        tr(lang, "stats.title_chat", chat=esc(short_name(chat_title, 40)))
+        if chat_title
+        else tr(lang, "stats.title")
+    )
+    if not rows:
+        return "\n".join([title, "", tr(lang, "stats.empty")])
+    lines = [title, "", *tally_lines(rows, lang, limit=30)]
+    lines += ["", tr(lang, "stats.footer")]
+    return "\n".join(lines)

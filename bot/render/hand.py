@@ -1,0 +1,280 @@
+"""A player's private hand message: the table as he sees it, his cards as buttons, his moves.
+
+Three modes, all drawn from the same :class:`engine.SeatView`:
+
+- normal: every card is a :class:`~bot.callbacks.Tap` button (sorted, trumps last), then
+  the moves open to him (Take, Pass / Бито, Transfer, Show trump, the swaps) and Refresh;
+- a pending :class:`~bot.render.tap.Choice`: its options and Cancel;
+- a selection (several cards to lead, or two to swap in poker): toggles (✅ marks the
+  chosen), Play / Swap when the selection is legal, and Cancel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot import callbacks as cb
+from bot.i18n import Lang, tr
+from engine import Card, Rules, SeatView, Suit
+from engine.actions import (
+    Action,
+    Cover,
+    Lead,
+    Pass,
+    PokerSwap,
+    ShowTrump,
+    SwapTrump,
+    Take,
+    Throw,
+    Transfer,
+)
+
+from .common import (
+    Button,
+    Keyboard,
+    Player,
+    Screen,
+    TableContext,
+    card_list,
+    card_text,
+    chunk,
+    clock,
+    name_of,
+)
+from .events import event_lines
+from .table import bout_lines, fit, seat_lines, title_line, trump_line
+from .tap import Choice, leads_of, play_callback, selectable
+
+__all__ = ["CARDS_PER_ROW", "render_hand"]
+
+CARDS_PER_ROW = 6
+
+
+def _as(lang: Lang, card: Card, suit: int | None) -> str:
+    """``6♠`` or, for a wild six taking a suit, ``6♠ as ♥``."""
+    if suit is None:
+        return card_text(card)
+    return tr(lang, "hand.card_as", card=card_text(card), suit=Suit(suit).symbol)
+
+
+def _lead_label(lang: Lang, action: Lead) -> str:
+    suits = action.suits or (None,) * len(action.cards)
+    shown = " ".join(_as(lang, c, s) for c, s in zip(action.cards, suits, strict=True))
+    key = "hand.btn.lead_alone" if len(action.cards) == 1 else "hand.btn.lead_cards"
+    return tr(lang, key, cards=shown)
+
+
+def _prompt(
+    view: SeatView, players: Sequence[Player], lang: Lang, seconds: float | None
+) -> list[str]:
+    public = view.public
+    me = view.seat
+    if public.phase == "over":
+        return [tr(lang, "hand.prompt.over")]
+    if public.roles[me] == "out":
+        return [tr(lang, "hand.prompt.out")]
+    lines: list[str] = []
+    acts = view.actions
+    if me in public.to_act and acts:
+        if public.phase == "lead":
+            lines.append(tr(lang, "hand.prompt.lead", defender=name_of(players, public.defender)))
+        elif me == public.defender:
+            lines.append(tr(lang, "hand.prompt.defend"))
+            transfers = sorted({a.card for a in acts if isinstance(a, Transfer | ShowTrump)})
+            if transfers:
+                lines.append(tr(lang, "hand.prompt.can_transfer", cards=card_list(transfers)))
+        elif public.taking:
+            lines.append(
+                tr(lang, "hand.prompt.throw_taking", name=name_of(players, public.defender))
+            )
+        elif all(c is not None for _, c in public.table):
+            lines.append(tr(lang, "hand.prompt.throw_done"))
+        else:
+            lines.append(tr(lang, "hand.prompt.throw"))
+        # The table's one clock runs for the waited-on seat, else for the throwers.
+        mine = me in public.waiting_on or not public.waiting_on
+        if seconds is not None and mine:
+            lines.append(tr(lang, "hand.time_left", time=clock(seconds)))
+    elif me == public.defender and public.taking:
+        lines.append(tr(lang, "hand.prompt.you_take"))
+    else:
+        names = ", ".join(name_of(players, s) for s in public.to_act) or "…"
+        lines.append(tr(lang, "hand.prompt.wait", names=names))
+    return lines
+
+
+def _pass_label(view: SeatView, lang: Lang) -> str:
+    public = view.public
+    if not public.taking and all(c is not None for _, c in public.table):
+        return tr(lang, "hand.btn.pass_done")
+    return tr(lang, "hand.btn.pass")
+
+
+def _action_button(action: Action, lang: Lang, ctx: TableContext) -> Button:
+    """The button of one option of a choice."""
+    t, v, codec = ctx.table_id, ctx.version, ctx.codec
+    if isinstance(action, Cover):
+        label = tr(
+            lang,
+            "hand.btn.cover",
+            card=_as(lang, action.card, action.suit),
+            attack=card_text(action.attack),
+        )
+        return Button.cb(label, codec, cb.CoverWith(t, v, action.card, action.attack, action.suit))
+    if isinstance(action, Transfer):
+        label = tr(lang, "hand.btn.transfer", card=_as(lang, action.card, action.suit))
+        return Button.cb(label, codec, cb.Transfer(t, v, action.card, action.suit))
+    if isinstance(action, ShowTrump):
+        label = tr(lang, "hand.btn.show_trump", card=card_text(action.card))
+        return Button.cb(label, codec, cb.ShowTrump(t, v, action.card))
+    if isinstance(action, Throw):
+        label = tr(lang, "hand.btn.throw", card=_as(lang, action.card, action.suit))
+        return Button.cb(label, codec, cb.Throw(t, v, action.card, action.suit))
+    if isinstance(action, Lead):
+        return Button.cb(_lead_label(lang, action), codec, play_callback(action, t, v))
+    raise ValueError(f"no choice button for {action!r}")
+
+
+def _choice_keyboard(choice: Choice, lang: Lang, ctx: TableContext) -> Keyboard:
+    t, v, codec = ctx.table_id, ctx.version, ctx.codec
+    buttons = [_action_button(a, lang, ctx) for a in choice.actions]
+    rows = chunk(buttons, 2 if choice.kind == "suit" else 1)
+    if choice.select:
+        choose = cb.Toggle(t, v, choice.card, frozenset(), "lead")
+        rows.append((Button.cb(tr(lang, "hand.btn.choose"), codec, choose),))
+    rows.append((Button.cb(tr(lang, "hand.btn.cancel"), codec, cb.Cancel(t, v)),))
+    return Keyboard.of(rows)
+
+
+def _selection_keyboard(
+    view: SeatView, lang: Lang, ctx: TableContext, selection: frozenset[Card], purpose: str
+) -> Keyboard:
+    t, v, codec = ctx.table_id, ctx.version, ctx.codec
+    allowed = selectable(view, selection, purpose)
+    cards = [
+        Button.cb(
+            tr(lang, "hand.btn.selected", card=card_text(c)) if c in selection else card_text(c),
+            codec,
+            cb.Toggle(t, v, c, selection, purpose),
+        )
+        for c in view.hand
+        if c in allowed
+    ]
+    rows = chunk(cards, CARDS_PER_ROW)
+    bottom = []
+    shown = card_list(c for c in view.hand if c in selection)
+    if purpose == "swap":
+        if any(isinstance(a, PokerSwap) and set(a.cards) == selection for a in view.actions):
+            bottom.append(
+                Button.cb(
+                    tr(lang, "hand.btn.poker_swap_cards", cards=shown),
+                    codec,
+                    cb.PokerSwap(t, v, selection),
+                )
+            )
+    elif selection and leads_of(view, selection):
+        label = tr(lang, "hand.btn.play", cards=shown)
+        bottom.append(Button.cb(label, codec, cb.Play(t, v, selection)))
+    bottom.append(Button.cb(tr(lang, "hand.btn.cancel"), codec, cb.Cancel(t, v)))
+    rows.append(tuple(bottom))
+    return Keyboard.of(rows)
+
+
+def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
+    t, v, codec = ctx.table_id, ctx.version, ctx.codec
+    taps = [Button.cb(card_text(c), codec, cb.Tap(t, v, c)) for c in view.hand]
+    rows = chunk(taps, CARDS_PER_ROW)
+    moves: list[Button] = []
+    extra: list[Button] = []
+    transfers: set[tuple[Card, bool]] = set()
+    swap = False
+    for action in view.actions:
+        if isinstance(action, Take):
+            moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v)))
+        elif isinstance(action, Pass):
+            moves.append(Button.cb(_pass_label(view, lang), codec, cb.Pass(t, v)))
+        elif isinstance(action, Transfer | ShowTrump):
+            transfers.add((action.card, isinstance(action, ShowTrump)))
+        elif isinstance(action, SwapTrump):
+            label = tr(
+                lang,
+                "hand.btn.swap_trump",
+                card=card_text(action.card),
+                turnup=card_text(view.public.trump_card) if view.public.trump_card else "?",
+            )
+            extra.append(Button.cb(label, codec, cb.SwapTrump(t, v, action.card)))
+        elif isinstance(action, PokerSwap):
+            swap = True
+    for card, show in sorted(transfers):
+        # One button per card; a wild six's suit is asked for when it is tapped.
+        if show:
+            extra.append(
+                Button.cb(
+                    tr(lang, "hand.btn.show_trump", card=card_text(card)),
+                    codec,
+                    cb.ShowTrump(t, v, card),
+                )
+            )
+        else:
+            extra.append(
+                Button.cb(
+                    tr(lang, "hand.btn.transfer", card=card_text(card)), codec, cb.Tap(t, v, card)
+                )
+                if _needs_suit(view, card)
+                else Button.cb(
+                    tr(lang, "hand.btn.transfer", card=card_text(card)),
+                    codec,
+                    cb.Transfer(t, v, card),
+                )
+            )
+    if swap:
+        extra.append(Button.cb(tr(lang, "hand.btn.poker_swap"), codec, cb.Select(t, v, "swap")))
+    rows.append(tuple(moves))
+    rows.extend(chunk(extra, 2))
+    rows.append((Button.cb(tr(lang, "hand.btn.refresh"), codec, cb.Refresh(t, v)),))
+    return Keyboard.of(rows)
+
+
+def _needs_suit(view: SeatView, card: Card) -> bool:
+    return any(
+        isinstance(a, Transfer) and a.card == card and a.suit is not None for a in view.actions
+    )
+
+
+def render_hand(
+    view: SeatView,
+    players: Sequence[Player],
+    lang: Lang,
+    ctx: TableContext,
+    *,
+    rules: Rules | None = None,
+    choice: Choice | None = None,
+    selection: frozenset[Card] | None = None,
+    purpose: str = "lead",
+    events_shown: int = 3,
+) -> Screen:
+    """The private hand message of ``view.seat``: text and keyboard (see the module doc).
+
+    ``choice`` shows a pending :class:`Choice`; ``selection`` (possibly empty) shows the
+    toggles of a selection for ``purpose`` (``lead`` or ``swap``)."""
+    public = view.public
+    head = [title_line(lang, rules, ctx.group_title), trump_line(public, lang)]
+    sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
+    footer = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
+    footer += _prompt(view, players, lang, ctx.seconds_left)
+    over = public.phase == "over" or public.roles[view.seat] == "out"
+    keyboard: Keyboard | None = None
+    if over:
+        pass
+    elif choice is not None:
+        footer += ["", tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card))]
+        keyboard = _choice_keyboard(choice, lang, ctx)
+    elif selection is not None:
+        shown = card_list(c for c in view.hand if c in selection) or "—"
+        footer += ["", tr(lang, f"hand.select.{purpose}", cards=shown)]
+        keyboard = _selection_keyboard(view, lang, ctx, selection, purpose)
+    else:
+        keyboard = _normal_keyboard(view, lang, ctx)
+    events = event_lines(ctx.events, players, lang, public.trump, limit=events_shown)
+    text = fit(sections, events, tr(lang, "table.recent"), "\n".join(footer))
+    return Screen(text, keyboard)

@@ -1,0 +1,284 @@
+"""The callback_data codec: round trips, the 64-byte budget, garbage and forgeries refused."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import fields
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot import callbacks as cb
+from bot.callbacks import BadCallback, CallbackCodec, CallbackTooLong
+from engine import Card, deck
+
+KEY = b"0123456789abcdef0123456789abcdef"
+SIGNED = CallbackCodec(KEY)
+PLAIN = CallbackCodec()
+BIG_TABLE = 2**40
+BIG_VERSION = 10**6
+
+C = Card.parse
+ALL_CARDS = deck(54)
+
+
+def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
+    """One callback of every kind."""
+    t, v = table, version
+    four = frozenset(map(C, ("7S", "7C", "7D", "7H")))
+    return [
+        cb.Join(t, v),
+        cb.Leave(t, v),
+        cb.Start(t, v),
+        cb.Lobby(t, v),
+        cb.AiMenu(t, v),
+        cb.AddAi(t, v, 2),
+        cb.Kick(t, v, 5),
+        cb.Settings(t, v),
+        cb.Settings(t, v, "limits"),
+        cb.Option(t, v, "a1b2"),
+        cb.SetOption(t, v, "a1b2", "left_of_loser"),
+        cb.Tap(t, v, C("10H")),
+        cb.Select(t, v, "swap"),
+        cb.Toggle(t, v, C("7S"), frozenset({C("7C")})),
+        cb.Toggle(t, v, C("7S"), frozenset(), "swap"),
+        cb.Play(t, v, four),
+        cb.Play(t, v, frozenset({C("6S"), C("6H")}), (3, None)),
+        cb.CoverWith(t, v, C("KS"), C("7S")),
+        cb.CoverWith(t, v, C("6D"), C("7S"), 0),
+        cb.Throw(t, v, C("6C"), 2),
+        cb.Take(t, v),
+        cb.Pass(t, v),
+        cb.Transfer(t, v, C("7D")),
+        cb.Transfer(t, v, C("6D"), 1),
+        cb.ShowTrump(t, v, C("7H")),
+        cb.SwapTrump(t, v, C("6H")),
+        cb.PokerSwap(t, v, frozenset({C("6S"), C("AH")})),
+        cb.Cancel(t, v),
+        cb.Refresh(t, v),
+        cb.Rematch(t, v),
+        cb.SetLang("ru"),
+    ]
+
+
+def test_every_kind_is_sampled() -> None:
+    kinds = {type(x) for x in samples()}
+    assert len(kinds) == len(cb._KINDS)
+
+
+@pytest.mark.parametrize("codec", [PLAIN, SIGNED], ids=["plain", "signed"])
+@pytest.mark.parametrize("callback", samples(), ids=lambda x: type(x).__name__)
+def test_round_trip(codec: CallbackCodec, callback: cb.Callback) -> None:
+    data = codec.encode(callback)
+    assert data.isascii() and len(data) <= 64
+    assert codec.decode(data) == callback
+    assert codec.decode(data.encode("ascii")) == callback
+
+
+def test_module_level_functions_are_unsigned() -> None:
+    for callback in samples():
+        assert cb.decode(cb.encode(callback)) == callback
+
+
+def worst_cases() -> list[cb.Callback]:
+    """The longest callbacks the bot draws: the biggest table and version, full fields."""
+    t, v = BIG_TABLE, BIG_VERSION
+    five = frozenset(map(C, ("6S", "6C", "6D", "6H", "XR")))
+    jokers = frozenset(map(C, ("XB", "XR")))
+    return [
+        *samples(t, v),
+        cb.SetOption(t, v, "z" * 16, "v" * 16),
+        cb.Play(t, v, five, (0, 1, 2, 3, None)),
+        cb.Play(t, v, frozenset(map(C, ("7S", "7C", "7D", "7H")))),
+        cb.Toggle(t, v, C("XR"), frozenset(ALL_CARDS) - {C("XR")}),
+        cb.PokerSwap(t, v, jokers),
+        cb.Settings(t, v, "x" * 16),
+        cb.AddAi(t, v, 35**3),
+        cb.Kick(t, v, 35**3),
+    ]
+
+
+@pytest.mark.parametrize("callback", worst_cases(), ids=lambda x: type(x).__name__)
+def test_worst_case_fits_64_bytes_signed(callback: cb.Callback) -> None:
+    data = SIGNED.encode(callback)
+    assert len(data.encode()) <= 64, (len(data), data)
+    assert SIGNED.decode(data) == callback
+
+
+def test_four_card_lead_worst_case_length() -> None:
+    four = frozenset(map(C, ("AS", "AC", "AD", "AH")))
+    data = SIGNED.encode(cb.Play(BIG_TABLE, BIG_VERSION, four))
+    assert len(data) <= 48
+
+
+def test_encode_refuses_too_long_and_out_of_range() -> None:
+    with pytest.raises(CallbackTooLong):
+        SIGNED.encode(cb.SetOption(2**200, BIG_VERSION, "z" * 16, "v" * 16))
+    with pytest.raises(ValueError):
+        PLAIN.encode(cb.Join(-1, 0))
+    with pytest.raises(ValueError):
+        PLAIN.encode(cb.SetOption(1, 1, "bad.token", "v"))
+    with pytest.raises(ValueError):
+        PLAIN.encode(cb.CoverWith(1, 1, C("7S"), C("6S"), 4))
+    with pytest.raises(ValueError):
+        PLAIN.encode(cb.SetLang(""))
+    with pytest.raises(ValueError):
+        cb.Play(1, 1, frozenset())
+    with pytest.raises(ValueError):
+        cb.PokerSwap(1, 1, frozenset({C("7S")}))
+
+
+def test_signature_is_required_and_checked() -> None:
+    data = SIGNED.encode(cb.Take(5, 6))
+    with pytest.raises(BadCallback) as err:
+        SIGNED.decode(PLAIN.encode(cb.Take(5, 6)))
+    assert err.value.reason == "signature"
+    forged = data.replace("1q.5.6", "1q.5.7")
+    with pytest.raises(BadCallback) as err:
+        SIGNED.decode(forged)
+    assert err.value.reason == "signature"
+    other = CallbackCodec(b"another key of at least 16 bytes")
+    with pytest.raises(BadCallback):
+        other.decode(data)
+    with pytest.raises(BadCallback):
+        PLAIN.decode(data)  # a signature is one field too many
+    with pytest.raises(ValueError):
+        CallbackCodec(b"short")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "",
+        "1",
+        "2j.1.1",
+        "1?.1.1",
+        "1j",
+        "1j.1",
+        "1j.1.1.1",
+        "1j.01.1",
+        "1j.-1.1",
+        "1j.+1.1",
+        "1j.1_0.1",
+        "1j.A.1",
+        "1j. 1.1",
+        "1t.1.1.10H",
+        "1t.1.1.th",
+        "1t.1.1.ZZ",
+        "1t.1.1.",
+        "1x.1.1.TH.zzzzzzzzzzzzzzzz.l",
+        "1x.1.1.TH.3.l",
+        "1x.1.1.TH.0.q",
+        "1c.1.1.KS.7S.4",
+        "1c.1.1.KS.7S.00",
+        "1p.1.1.0.",
+        "1p.1.1.2ps.01",
+        "1d.1.1.2ps",
+        "1o.1.1.bad!",
+        "1v.1.1.a.b.c",
+        "1g.1.1.toolong_page_token_",
+        "1L.",
+        "1L.ru.ru",
+        "1j.1.1\n",
+        "1j.1.1" + "0" * 60,
+        "1j.фыв.1",
+        "1j.1.1 ",
+    ],
+)
+def test_garbage_is_refused(data: str) -> None:
+    with pytest.raises(BadCallback):
+        PLAIN.decode(data)
+    with pytest.raises(BadCallback):
+        SIGNED.decode(data)
+
+
+def test_wrong_types_are_refused() -> None:
+    for data in (None, 5, 3.5, ["1j"], b"\xff\xfe", bytearray(b"1j.1.1")):
+        if isinstance(data, bytearray):
+            assert PLAIN.decode(data) == cb.Join(1, 1)
+            continue
+        with pytest.raises(BadCallback):
+            PLAIN.decode(data)
+
+
+@settings(max_examples=600)
+@given(st.text(max_size=80))
+def test_arbitrary_text_never_raises_anything_else(data: str) -> None:
+    for codec in (PLAIN, SIGNED):
+        try:
+            decoded = codec.decode(data)
+        except BadCallback:
+            continue
+        assert codec.encode(decoded) == data  # only canonical data decodes
+
+
+@settings(max_examples=600)
+@given(st.binary(max_size=80))
+def test_arbitrary_bytes_never_raise_anything_else(data: bytes) -> None:
+    for codec in (PLAIN, SIGNED):
+        with contextlib.suppress(BadCallback):
+            codec.decode(data)
+
+
+ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_"
+
+
+@settings(max_examples=1500)
+@given(st.sampled_from([PLAIN.encode(x) for x in samples()]), st.data())
+def test_mutated_valid_data_is_refused_or_canonical(base: str, data: st.DataObject) -> None:
+    pos = data.draw(st.integers(0, len(base) - 1))
+    new = data.draw(st.sampled_from(ALPHABET))
+    mutated = base[:pos] + new + base[pos + 1 :]
+    try:
+        decoded = PLAIN.decode(mutated)
+    except BadCallback:
+        return
+    assert PLAIN.encode(decoded) == mutated
+
+
+@settings(max_examples=300)
+@given(
+    table=st.integers(0, BIG_TABLE),
+    version=st.integers(0, BIG_VERSION),
+    cards=st.frozensets(st.sampled_from(ALL_CARDS), min_size=1, max_size=5),
+    card=st.sampled_from(ALL_CARDS),
+    suit=st.none() | st.integers(0, 3),
+)
+def test_round_trip_properties(
+    table: int, version: int, cards: frozenset[Card], card: Card, suit: int | None
+) -> None:
+    for callback in (
+        cb.Play(table, version, cards),
+        cb.Toggle(table, version, card, cards, "lead"),
+        cb.CoverWith(table, version, card, min(cards), suit),
+        cb.Throw(table, version, card, suit),
+        cb.Transfer(table, version, card, suit),
+    ):
+        data = SIGNED.encode(callback)
+        assert len(data) <= 64
+        assert SIGNED.decode(data) == callback
+
+
+def test_toggled() -> None:
+    assert cb.toggled(frozenset({C("7S")}), C("7H")) == {C("7S"), C("7H")}
+    assert cb.toggled({C("7S")}, C("7S")) == frozenset()
+
+
+def test_join_payload() -> None:
+    for codec in (PLAIN, SIGNED):
+        payload = codec.join_payload(BIG_TABLE)
+        assert len(payload) <= 64 and all(ch.isalnum() or ch == "_" for ch in payload)
+        assert codec.parse_join_payload(payload) == BIG_TABLE
+    with pytest.raises(BadCallback):
+        SIGNED.parse_join_payload(PLAIN.join_payload(5))
+    with pytest.raises(BadCallback):
+        PLAIN.parse_join_payload(SIGNED.join_payload(5))
+    for junk in ("", "x5", "j", "j05", "j5_zz", None, "j" + "1" * 70):
+        with pytest.raises(BadCallback):
+            SIGNED.parse_join_payload(junk)
+
+
+def test_fields_of_every_kind_have_a_codec() -> None:
+    for kind in cb._KINDS:
+        assert len(kind.SPEC) == len(fields(kind)), kind.__name__
