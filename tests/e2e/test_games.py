@@ -1,0 +1,73 @@
+"""Complete games played only by pressing the buttons the bot drew."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from fake_telegram import FakeTelegramServer, Limits
+
+from bot.store import ChatRow, SqliteStore
+from engine import Rules
+
+from .harness import (
+    Table,
+    assert_no_hand_card_in_group,
+    bot_running,
+    callback_buttons,
+    replay_games,
+)
+
+
+async def set_group_rules(db: Path, chat_id: int, rules: Rules) -> None:
+    """The group's default rules, as if chosen in an earlier lobby's settings."""
+    async with SqliteStore.open(db) as store:
+        await store.save_chat(ChatRow(chat_id, None, rules.model_dump_json(), None))
+
+
+@pytest.mark.parametrize(
+    ("players", "rules"),
+    [
+        (2, Rules.preset("podkidnoy")),
+        (3, Rules.preset("perevodnoy")),
+        (4, Rules.preset("prostoy", teams="pairs")),
+        (6, Rules.preset("podkidnoy")),
+        (4, Rules.preset("perevodnoy", teams="pairs")),
+        (2, Rules.preset("prostoy5")),
+    ],
+    ids=[
+        "2-podkidnoy",
+        "3-perevodnoy",
+        "4-pairs-prostoy",
+        "6-podkidnoy",
+        "4-pairs-perevodnoy",
+        "2-prostoy5",
+    ],
+)
+async def test_a_complete_game_by_pressing_buttons(
+    tmp_path: Path, players: int, rules: Rules
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, players)
+        await set_group_rules(db, table.group.id, rules)
+        async with bot_running(tg, db):
+            await table.start_bots()
+            await table.open_lobby()
+            await table.join_all()
+            await table.start()
+            end = await table.play_to_end(random.Random(players))
+        assert tg.rate_limited == [], "the bot never draws a 429 in normal play"
+        games = replay_games(db)
+        assert len(games) == 1 and games[0].result is not None
+        assert games[0].rules == rules
+        result = games[0].result
+        if result.durak is not None:
+            assert table.users[result.durak].first_name in end.plain_text, "the durak is named"
+        assert_no_hand_card_in_group(tg, table.group, games)
+        for user in table.users:
+            hand = table.hand(user)
+            assert hand is not None and not any(d[1:2] in "tcq" for d in callback_buttons(hand)), (
+                "the hands are closed"
+            )
