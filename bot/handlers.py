@@ -556,6 +556,7 @@ async def _table_button(
             await rt.tables.start(live, decoded.version)
             await _answer(query)
             presenter.game_started(live)
+            return
         elif isinstance(decoded, cb.Settings | cb.Option | cb.Lobby | cb.AiMenu):
             if decoded.version != live.version:
                 raise Refused("outdated")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from telegram.ext import Application, ContextTypes
@@ -227,6 +228,10 @@ class Presenter:
         self._waiting.pop(live.table_id, None)
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
+        if live.row.game_no > 1:
+            # a rematch: the new table goes below the last game's end message
+            self._rt.out.forget(self._group_key(live))
+            live.row = replace(live.row, group_message_id=None, hand_message_ids=())
         self._app.create_task(self._start_drawing(live))
 
     async def _start_drawing(self, live: Live) -> None:

@@ -126,24 +126,31 @@ class Publisher:
     ) -> int | None:
         """Send a one-off message now (paced like the rest); its id, or None if it failed."""
         chat = self._chat(chat_id)
-        async with chat.lock:
-            await self._pace(chat_id, chat)
-            try:
-                message = await self._call(
-                    chat_id,
-                    self._bot.send_message(
+        for _attempt in range(3):
+            async with chat.lock:
+                await self._pace(chat_id, chat)
+                try:
+                    message = await self._call(
                         chat_id,
-                        content.text,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=content.markup,
-                        message_thread_id=thread_id,
-                        disable_web_page_preview=True,
-                    ),
-                )
-            except TelegramError as exc:
-                log.warning("chat %s: message not sent: %s", chat_id, exc)
-                return None
-        return message.message_id if message is not None else None
+                        self._bot.send_message(
+                            chat_id,
+                            content.text,
+                            parse_mode=ParseMode.HTML,
+                            reply_markup=content.markup,
+                            message_thread_id=thread_id,
+                            disable_web_page_preview=True,
+                        ),
+                    )
+                except RetryAfter:
+                    continue  # waited out in _call
+                except Forbidden:
+                    await self._blocked(chat_id)
+                    return None
+                except TelegramError as exc:
+                    log.warning("chat %s: message not sent: %s", chat_id, exc)
+                    return None
+            return message.message_id
+        return None
 
     async def flush(self, timeout: float = 30.0) -> None:
         """Wait until every slot shows its latest content (for shutdown and tests)."""
@@ -196,7 +203,13 @@ class Publisher:
                     # the newest content, read after the pause: intermediate states are skipped
                     wanted, fresh = slot.wanted or wanted, slot.fresh
                     slot.wanted, slot.fresh = None, False
-                    await self._deliver(slot, wanted, fresh)
+                    try:
+                        await self._deliver(slot, wanted, fresh)
+                    except RetryAfter:
+                        # waited out in _call: try again, unless newer content came meanwhile
+                        if slot.wanted is None:
+                            slot.wanted = wanted
+                        slot.fresh = slot.fresh or fresh
         except asyncio.CancelledError:
             raise
         except Exception:
