@@ -35,7 +35,7 @@ from bot import render as r
 from bot.app import Runtime, runtime
 from bot.i18n import Lang, pick_lang, tr
 from bot.ordering import default_key
-from bot.presenter import Presenter
+from bot.presenter import AI_LEVELS, Presenter
 from bot.sender import Content, Publisher
 from bot.store import ChatRow, Seat, SqliteStore, TableStatus, UserRow
 from bot.tables import Live, Refused, TableService
@@ -591,7 +591,13 @@ async def _table_button(
         elif isinstance(decoded, cb.AddAi):
             if not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")
-            raise Refused("ai_unavailable")
+            if not 0 <= decoded.level < len(AI_LEVELS):
+                raise Refused("outdated")
+            number = 1 + sum(1 for seat in live.row.seats if seat.ai is not None)
+            name = tr(group_lang, "ai.name", n=number)
+            computer = Seat.computer(name, AI_LEVELS[decoded.level])
+            await rt.tables.join(live, computer, decoded.version)
+            await _answer(query, tr(lang, "lobby.alert.ai_added", name=name))
         elif isinstance(decoded, cb.Kick):
             if not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")

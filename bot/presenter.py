@@ -7,6 +7,7 @@ The group sees only the public view; each private chat sees only its seat's view
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Hashable
@@ -27,9 +28,12 @@ from engine.actions import Event
 if TYPE_CHECKING:
     from bot.app import Runtime
 
-__all__ = ["Presenter"]
+__all__ = ["AI_LEVELS", "Presenter"]
 
 log = logging.getLogger(__name__)
+
+AI_LEVELS = ("easy", "normal", "hard")
+"""Computer players' levels, in the order the lobby's buttons number them."""
 
 
 def _content(screen: r.Screen) -> Content:
@@ -55,9 +59,8 @@ class Presenter:
         return ("hand", live.table_id, seat)
 
     def _players(self, live: Live) -> list[r.Player]:
-        levels = {"easy": 1, "normal": 2, "hard": 3}
         return [
-            r.Player(s.name, levels.get(s.ai or "", 2) if s.ai is not None else None)
+            r.Player(s.name, AI_LEVELS.index(s.ai) if s.ai in AI_LEVELS else None)
             for s in live.row.seats
         ]
 
@@ -114,6 +117,7 @@ class Presenter:
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=False)
         self._arm_clock(live)
+        self._schedule_ai(live)
 
     async def _draw_lobby(self, live: Live, lang: Lang) -> None:
         ctx = r.LobbyContext(
@@ -239,6 +243,7 @@ class Presenter:
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True)
         self._arm_clock(live)
+        self._schedule_ai(live)
 
     async def after_action(
         self, live: Live, events: list[Event], *, surrendered_by: int | None = None
@@ -250,6 +255,7 @@ class Presenter:
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True)
         self._arm_clock(live)
+        self._schedule_ai(live)
         if game.result is not None:
             await self._announce_end(live, lang, surrendered_by)
 
@@ -376,6 +382,58 @@ class Presenter:
                 return
         if events:
             await self.after_action(live, events)
+
+    # ------------------------------------------------------------------ computer players
+
+    def _ai_seat(self, live: Live) -> int | None:
+        """A computer seat that may act now (the one the game waits on first)."""
+        game = live.game
+        if game is None or game.result is not None or live.row.status != TableStatus.PLAYING:
+            return None
+        seats = live.row.seats
+        acting = [*game.waiting_on(), *game.to_act()]
+        for seat in acting:
+            if seats[seat].ai is not None:
+                return seat
+        return None
+
+    def _schedule_ai(self, live: Live) -> None:
+        """Let a computer player move after a human-like pause."""
+        queue = self._app.job_queue
+        seat = self._ai_seat(live)
+        if queue is None or seat is None:
+            return
+        name = f"ai:{live.table_id}"
+        for job in queue.get_jobs_by_name(name):
+            job.schedule_removal()
+        delay = float(getattr(self._rt.settings, "ai_delay", 1.0))
+        queue.run_once(self._ai_job, delay, data=(live.table_id, live.version), name=name)
+
+    async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        from engine.ai import make_player
+
+        job = context.job
+        if job is None:
+            return
+        data: Any = job.data
+        table_id, version = data
+        live = await self._rt.tables.get(table_id)
+        if live is None:
+            return
+        async with live.lock:
+            seat = self._ai_seat(live)
+            if seat is None or live.version != version or live.game is None:
+                return
+            level = live.row.seats[seat].ai or "normal"
+            view = live.game.view(seat)
+            player = make_player(level)
+            action = await asyncio.to_thread(player.choose, view, live.rules, seed=version)
+            try:
+                events = await self._rt.tables.act(live, seat, action, version)
+            except Refused as exc:
+                log.warning("table %s: computer move refused: %s", table_id, exc.reason)
+                return
+        await self.after_action(live, events)
 
     # ------------------------------------------------------------------ troubles
 
