@@ -214,7 +214,10 @@ async def _remember(rt: Runtime, user: User, *, started: bool | None = None) -> 
     assert rt.store is not None
     known = await rt.store.get_user(user.id)
     can = started if started is not None else (known.can_message if known else False)
-    language = known.language if known is not None else None
+    # his /lang choice if he made one, else the language of his Telegram app
+    language = known.language if known is not None and known.language else None
+    if language is None and user.language_code:
+        language = pick_lang(user.language_code)
     row = UserRow(user.id, _name(user), language, can)
     if known != row:
         await rt.store.save_user(row)
@@ -440,6 +443,12 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             table_id = None
         if table_id is not None:
             live = await rt.tables.get(table_id)
+            if live is not None and live.seat_of(user.id) is not None:
+                if live.row.status == TableStatus.PLAYING:
+                    _presenter(context).back(live, user.id)  # back from a blocked chat
+                else:
+                    await message.reply_text(say(lang, "already_seated"))
+                return
             if live is not None:
                 async with live.lock:
                     try:
@@ -451,6 +460,8 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 await _presenter(context).redraw(live, [])
                 await message.reply_text(say(lang, "joined"))
                 return
+    for live in rt.tables.playing_at(user.id):
+        _presenter(context).back(live, user.id)  # his cards, if a game waited for him
     text, markup = _screen(r.render_start(lang, rt.bot_username))
     await message.reply_html(text, reply_markup=markup)
 
@@ -692,7 +703,7 @@ async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
                     await rt.tables.cancel(live)
                 except Refused:
                     continue
-            _presenter(context).forget(live)
+            await _presenter(context).removed(live)
             log.info("table %s: ended, the bot left chat %s", live.table_id, change.chat.id)
 
 

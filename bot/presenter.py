@@ -49,6 +49,8 @@ class Presenter:
         self._waiting: dict[int, frozenset[int]] = {}
         self._titles: dict[int, str] = {}
         self._langs: dict[int, Lang] = {}
+        self._blocked: set[int] = set()
+        """Users the bot cannot write to: their hands wait until they come back."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -74,7 +76,8 @@ class Presenter:
     async def _user_lang(self, user_id: int) -> Lang:
         assert self._rt.store is not None
         row = await self._rt.store.get_user(user_id)
-        return pick_lang(self._rt.settings.default_language, row.language if row else None)
+        # the stored language is his /lang choice, or else his Telegram language
+        return pick_lang(None, row.language if row else None, self._rt.settings.default_language)
 
     def _ctx(self, live: Live) -> r.TableContext:
         left = None if live.deadline is None else max(0.0, live.deadline - time.time())
@@ -92,17 +95,16 @@ class Presenter:
         """After a restart: edit the same messages as before."""
         out = self._rt.out
         if live.row.group_message_id is not None:
-            out.show(
+            out.adopt(
                 self._group_key(live),
                 live.row.chat_id,
-                Content("…"),
+                live.row.group_message_id,
                 thread_id=live.row.thread_id,
-                message_id=live.row.group_message_id,
             )
         for seat, message_id in enumerate(live.row.hand_message_ids):
             user = live.row.seats[seat].user_id if seat < len(live.row.seats) else None
             if message_id is not None and user is not None:
-                out.show(self._hand_key(live, seat), user, Content("…"), message_id=message_id)
+                out.adopt(self._hand_key(live, seat), user, message_id)
         if live.game is not None:
             self._waiting[live.table_id] = frozenset(live.game.waiting_on())
 
@@ -164,7 +166,7 @@ class Presenter:
         before = self._waiting.get(live.table_id, frozenset())
         self._waiting[live.table_id] = waiting
         for seat, who in enumerate(live.row.seats):
-            if who.user_id is None:
+            if who.user_id is None or who.user_id in self._blocked:
                 continue
             fresh = notify and seat in waiting and seat not in before
             await self._draw_hand(live, seat, who.user_id, fresh=fresh)
@@ -216,6 +218,7 @@ class Presenter:
         choice: r.Choice | None = None,
         selection: frozenset[Card] | None = None,
         purpose: str = "lead",
+        fresh: bool = False,
     ) -> None:
         """Redraw one player's hand (a choice, a selection, or a fresh copy)."""
         seat = live.seat_of(user_id)
@@ -223,9 +226,20 @@ class Presenter:
             return
         self._app.create_task(
             self._draw_hand(
-                live, seat, user_id, choice=choice, selection=selection, purpose=purpose
+                live,
+                seat,
+                user_id,
+                choice=choice,
+                selection=selection,
+                purpose=purpose,
+                fresh=fresh,
             )
         )
+
+    def back(self, live: Live, user_id: int) -> None:
+        """A player who could not be written to opened the chat again: his cards, anew."""
+        self._blocked.discard(user_id)
+        self.redraw_for(live, user_id, fresh=True)
 
     def game_started(self, live: Live) -> None:
         """A new game: draw the table and send every hand (notifying the first mover)."""
@@ -326,17 +340,28 @@ class Presenter:
         )
 
     async def cancelled(self, live: Live, by: str | None) -> None:
-        """The lobby or game was cancelled: say so in the group; close the hands."""
+        """The lobby or game was cancelled: say so in the group and in every hand, whose
+        buttons go away."""
         lang = await self._group_lang(live)
         self._show_group(live, r.Screen(r.render_cancelled(lang, by)))
-        self.forget(live, keep_group=True)
+        await self.close_hands(live, by)
+        self._disarm(live)
 
-    def forget(self, live: Live, *, keep_group: bool = False) -> None:
-        """Stop drawing a table and its clock."""
-        if not keep_group:
-            self._rt.out.forget(self._group_key(live))
-        for seat in range(len(live.row.seats)):
-            self._rt.out.forget(self._hand_key(live, seat))
+    async def close_hands(self, live: Live, by: str | None = None) -> None:
+        """Replace every hand's keyboard by a note that the table is closed."""
+        for seat, who in enumerate(live.row.seats):
+            if who.user_id is None:
+                continue
+            key = self._hand_key(live, seat)
+            if self._rt.out.message_id(key) is None:
+                continue
+            text = r.render_cancelled(await self._user_lang(who.user_id), by)
+            self._rt.out.show(key, who.user_id, Content(text))
+
+    async def removed(self, live: Live) -> None:
+        """The bot left the group: close the hands; the group can no longer be written."""
+        self._rt.out.forget(self._group_key(live))
+        await self.close_hands(live)
         self._disarm(live)
 
     # ------------------------------------------------------------------ clocks
@@ -443,7 +468,10 @@ class Presenter:
         user = await self._rt.store.get_user(chat_id)
         if user is not None and user.can_message:
             await self._rt.store.set_can_message(chat_id, False)
-        for live in list(self._rt.tables._tables.values()):
+        if chat_id in self._blocked:
+            return  # the group has been told already
+        self._blocked.add(chat_id)
+        for live in self._rt.tables.loaded():
             if live.row.status != TableStatus.PLAYING or live.seat_of(chat_id) is None:
                 continue
             lang = await self._group_lang(live)
@@ -459,7 +487,7 @@ class Presenter:
         """A group became a supergroup: its tables and tallies move with it."""
         assert self._rt.store is not None
         await self._rt.store.migrate_chat(old_chat_id, new_chat_id)
-        for live in list(self._rt.tables._tables.values()):
+        for live in self._rt.tables.loaded():
             if live.row.chat_id == old_chat_id:
                 self._rt.tables.forget(live.table_id)
                 self._rt.out.forget(self._group_key(live))

@@ -108,6 +108,16 @@ class Publisher:
         if not self._closed and (slot.worker is None or slot.worker.done()):
             slot.worker = asyncio.create_task(self._run(slot), name=f"publish {key}")
 
+    def adopt(
+        self, key: Hashable, chat_id: int, message_id: int, *, thread_id: int | None = None
+    ) -> None:
+        """Take over a message sent before a restart: later content edits it in place."""
+        slot = self._slots.get(key)
+        if slot is None or slot.chat_id != chat_id:
+            self._slots[key] = _Slot(key, chat_id, thread_id, message_id)
+        elif slot.message_id is None:
+            slot.message_id = message_id
+
     def forget(self, key: Hashable) -> int | None:
         """Stop tracking a slot (its message stays); returns its message id."""
         slot = self._slots.pop(key, None)

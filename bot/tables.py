@@ -367,6 +367,18 @@ class TableService:
         if kwargs:
             await self._store.set_messages(live.table_id, **kwargs)
 
+    def playing_at(self, user_id: int) -> list[Live]:
+        """The running tables in memory where ``user_id`` has a seat."""
+        return [
+            live
+            for live in self._tables.values()
+            if live.row.status == TableStatus.PLAYING and live.seat_of(user_id) is not None
+        ]
+
+    def loaded(self) -> list[Live]:
+        """Every table in memory."""
+        return list(self._tables.values())
+
     def forget(self, table_id: int) -> None:
         """Drop a table from memory (it stays in the store)."""
         self._tables.pop(table_id, None)
