@@ -672,7 +672,7 @@ class Game:
                         for c in hand:
                             if c in beaten_by:
                                 acts.append(new(Cover, (seat, a, c, None)))
-            if self._transfers and self._transfer_target(seat) is not None:
+            if self._transfers:
                 acts += self._transfer_actions(seat, hand)
             acts.append(_TAKE[seat])
         elif seat in self._current_throwers():
@@ -745,18 +745,20 @@ class Game:
         return None
 
     def _transfer_actions(self, seat: int, hand: list[Card]) -> list[Action]:
+        """Transfers by laying a card of the attack's rank and (proezdnoy) by showing a
+        trump of it; a show adds no card, so it may fit where a laid card would not."""
+        lay = self._transfer_target(seat) is not None
+        show = self.rules.proezdnoy and self._transfer_target(seat, show=True) is not None
+        if not (lay or show):
+            return []
         rank = self.att[0] >> 2
         trumps = self._model.trumps
         acts: list[Action] = []
         for c in hand:
             if c >> 2 == rank:
-                acts.append(Transfer(seat, c))
-                if (
-                    self.rules.proezdnoy
-                    and c in trumps
-                    and c not in self.shown
-                    and self._transfer_target(seat, show=True) is not None
-                ):
+                if lay:
+                    acts.append(Transfer(seat, c))
+                if show and c in trumps and c not in self.shown:
                     acts.append(ShowTrump(seat, c))
         return acts
 

@@ -264,3 +264,15 @@ def test_s5_six_players_with_36_cards_play_to_the_end(rules: Rules) -> None:
         playout(g, random.Random(seed))
         assert g.result is not None
         assert_conserved(g)
+
+
+def test_s5_proezdnoy_a_show_fits_where_a_laid_card_would_not() -> None:
+    # The next defender holds one card: laying 7♥ would make two attack cards, too many;
+    # showing it adds none, so the show is offered and the laid transfer is not.
+    rules = Rules.preset("perevodnoy", proezdnoy=True)
+    g = later(rules, ["7S 9C TC", "7H 8S QD", "JS"])  # trump ♥
+    g.apply(Lead(0, (c("7S"),)))
+    moves = g.legal_actions(1)
+    assert ShowTrump(1, c("7H")) in moves and Transfer(1, c("7H")) not in moves
+    g.apply(ShowTrump(1, c("7H")))
+    assert (g.attacker, g.defender) == (1, 2)
