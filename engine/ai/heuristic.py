@@ -243,11 +243,10 @@ def _score_throw(sit: Situation) -> list[float | None]:
     last = len(sit.hand) == 1 and stock == 0
     scores: list[float | None] = []
     for a in sit.actions:
-        t = type(a)
-        if t is Pass:
+        if type(a) is Pass:
             scores.append(0.0)
-        elif t is Throw:
-            c = a.card  # type: ignore[union-attr]
+        elif type(a) is Throw:
+            c = a.card
             s = float(keep - val(c))
             if not sit.taking:
                 s += 5.0 * (1.0 - chance(c))
@@ -273,11 +272,10 @@ def _score_defence(sit: Situation) -> list[float | None]:
     want_take = found is None or _want_take(sit, plan)
     scores: list[float | None] = []
     for a in acts:
-        t = type(a)
-        if t is Take:
+        if type(a) is Take:
             scores.append(1.0 if want_take else -1.0)
-        elif t is Cover:
-            attack, card = a.attack, a.card  # type: ignore[union-attr]
+        elif type(a) is Cover:
+            attack, card = a.attack, a.card
             v = val(card)
             if not want_take:
                 scores.append((3.0 if plan.get(attack) == card else 0.5) - 0.001 * v)
@@ -286,13 +284,13 @@ def _score_defence(sit: Situation) -> list[float | None]:
                 scores.append(2.0 - 0.01 * v)
             else:
                 scores.append(-2.0 - 0.001 * v)
-        elif t is Transfer:
-            card = a.card  # type: ignore[union-attr]
+        elif type(a) is Transfer:
+            card = a.card
             if card not in trumps:
                 scores.append(4.0 - 0.01 * val(card))
             else:
                 scores.append(1.5 - 0.001 * val(card) if want_take else -0.5)
-        elif t is ShowTrump:
+        elif type(a) is ShowTrump:
             scores.append(5.0)
         else:
             scores.append(_score_other(sit, a))

@@ -1,12 +1,20 @@
 """Determinization: games consistent with what a seat can see, for the hard player's search.
 
-:func:`sample_world` deals the cards the seat cannot know at random, consistently with the
-view (each opponent's hand size and the cards known to be in it, the stock size with the
-face-up trump card where the variant keeps it), and builds a :class:`~engine.Game` of that
-position, mid-bout included, through the engine's own saved-game format. A fresh game of the
-same rules serves as a template, so fields this module does not fill keep a sound default,
-and :meth:`Game.from_json` checks the result (every card exactly once, a table that fits
-the phase). Only public attributes of the engine are used.
+:meth:`WorldBuilder.sample` deals the cards the seat cannot know at random, consistently
+with the view: each opponent's hand size and the cards known to be in it; the stock size,
+with the face-up trump card where the variant keeps it (under the stock, on top with
+``albanian``, above a hidden card with ``changing_trump``); and who may act now (a thrower
+offered a move holds a card of a rank on the table, an eligible one not offered holds none).
+It builds a :class:`~engine.Game` of that position, mid-bout included, through the engine's
+own saved-game format: a fresh game of the same rules serves as a template, so fields this
+module does not fill keep a sound default, and :meth:`Game.from_json` checks the result
+(every card exactly once, a table that fits the phase). A sample is kept only if the seats
+that may act and the seat's own legal actions come out as in the view. Only public
+attributes of the engine are used.
+
+What a view does not tell, a sample guesses: how many poker swaps each seat has left (the
+seat's own: none if none is offered), which trumps were already shown for proezdnoy, and
+whether this is the first game of a series (for the no-transfer-in-the-first-bout rule).
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from ..errors import InvalidState
 from ..game import Game
 from ..rules import Rules
 from ..views import SeatView
-from .knowledge import Knowledge
+from .knowledge import Knowledge, card_sense
 
 __all__ = ["WorldBuilder"]
 
@@ -93,7 +101,7 @@ class WorldBuilder:
             def_start=pub.hand_sizes[pub.defender] + covers,
             out=out,
             finish=list(pub.finish_order),
-            shown=[],
+            shown=_codes(self._shown_already()),
             first_game=first_bout and not may_transfer,
             bouts=0 if first_bout else 1,
             moves=moves,
@@ -124,6 +132,21 @@ class WorldBuilder:
                 if int(suit) != c & 3
             ]
         return True
+
+    def _shown_already(self) -> list[Card]:
+        """Proezdnoy: the seat's trumps it may transfer with but not show were shown before
+        (the other seats' shown trumps are not told)."""
+        view = self.view
+        if not self.rules.proezdnoy or view.public.defender != view.seat:
+            return []
+        trump = view.public.trump
+        trumps = card_sense(self.rules, int(trump) if trump is not None else None).trumps
+        shown = {a.card for a in view.actions if type(a) is ShowTrump}
+        return sorted(
+            a.card
+            for a in view.actions
+            if type(a) is Transfer and a.card in trumps and a.card not in shown
+        )
 
     def _throw_in_constraints(self) -> tuple[set[int], set[int], int]:
         """What the seats that may act now tell: a thrower listed among them holds a card
