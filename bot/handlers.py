@@ -122,6 +122,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("help", cmd_help))
     app.add_handler(CommandHandler("lang", cmd_lang))
     app.add_handler(CommandHandler("start", cmd_start, filters=private))
+    app.add_handler(CommandHandler("hand", cmd_hand, filters=private))
     app.add_handler(CommandHandler(["newgame", "leave", "cancel"], cmd_group_only, filters=private))
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -251,7 +252,7 @@ async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: i
 
 async def _may_manage(context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int) -> bool:
     """The lobby's creator or a group admin may change settings, start and cancel."""
-    if live.row.creator_id == user_id:
+    if live.row.creator_id == user_id or user_id in runtime(context).settings.admin_ids:
         return True
     return await _is_admin(context, live.row.chat_id, user_id)
 
@@ -297,6 +298,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 async def _default_rules(rt: Runtime, chat_id: int) -> Rules:
+    """The group's last used rules, else the operator's default rules."""
     assert rt.store is not None
     row = await rt.store.get_chat(chat_id)
     if row is not None and row.default_rules:
@@ -304,7 +306,7 @@ async def _default_rules(rt: Runtime, chat_id: int) -> Rules:
             return Rules.model_validate_json(row.default_rules)
         except ValueError:
             log.warning("chat %s: stored default rules unreadable", chat_id)
-    return Rules()
+    return rt.settings.default_rules
 
 
 async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -380,7 +382,7 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if chat.type == ChatType.PRIVATE:
         lang = await user_lang(rt, update.effective_user)
-        await message.reply_html(r.render_rules(Rules(), lang))
+        await message.reply_html(r.render_rules(rt.settings.default_rules, lang))
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     thread = message.message_thread_id if message.is_topic_message else None
@@ -426,6 +428,20 @@ async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if update.effective_message is not None:
         lang = await user_lang(rt, update.effective_user)
         await update.effective_message.reply_text(say(lang, "group_only"))
+
+
+async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /hand: send his cards again, at the bottom of the chat."""
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    await _remember(rt, user, started=True)
+    tables = rt.tables.playing_at(user.id)
+    for live in tables:
+        _presenter(context).back(live, user.id)
+    if not tables:
+        await message.reply_text(say(await user_lang(rt, user), "no_game"))
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -636,7 +652,8 @@ async def _hand_button(
             return
         game = live.game
         if game is None or live.row.status != TableStatus.PLAYING:
-            await _answer(query, say(lang, "gone"), alert=True)
+            finished = live.row.status == TableStatus.FINISHED
+            await _answer(query, say(lang, "illegal.game_over" if finished else "gone"), alert=True)
             return
         if decoded.version != live.version:
             raise Refused("outdated")

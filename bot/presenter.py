@@ -14,6 +14,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes
 
 from bot import callbacks as cb
@@ -315,7 +316,13 @@ class Presenter:
 
     async def _repost(self, live: Live) -> None:
         key = self._group_key(live)
-        self._rt.out.forget(key)
+        old = self._rt.out.forget(key)
+        if old is not None:
+            # the table moves to the bottom: the old copy goes, so no stale table remains
+            try:
+                await self._app.bot.delete_message(live.row.chat_id, old)
+            except TelegramError as exc:
+                log.info("table %s: old table message kept: %s", live.table_id, exc)
         lang = await self._group_lang(live)
         if live.game is not None and live.row.status == TableStatus.PLAYING:
             screen = r.render_table(
@@ -431,7 +438,7 @@ class Presenter:
         name = f"ai:{live.table_id}"
         for job in queue.get_jobs_by_name(name):
             job.schedule_removal()
-        delay = float(getattr(self._rt.settings, "ai_delay", 1.0))
+        delay = self._rt.settings.ai_delay
         queue.run_once(self._ai_job, delay, data=(live.table_id, live.version), name=name)
 
     async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:

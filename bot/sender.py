@@ -287,8 +287,8 @@ class Publisher:
         try:
             return await request
         except RetryAfter as exc:
-            delay = exc.retry_after
-            seconds = delay.total_seconds() if hasattr(delay, "total_seconds") else float(delay)
+            reduced = exc.__reduce__()[1]  # (seconds,), read without the deprecated property
+            seconds = float(reduced[0]) if reduced else 1.0
             log.warning("chat %s: flood wait of %.0f s", chat_id, seconds)
             await asyncio.sleep(seconds)
             raise

@@ -26,7 +26,7 @@ __all__ = [
 Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
-    "group": ("newgame", "cancel", "rules", "stats", "lang", "help"),
+    "group": ("newgame", "leave", "cancel", "rules", "stats", "lang", "help"),
     "private": ("start", "hand", "rules", "lang", "help"),
 }
 """Commands per scope, in menu order; descriptions are ``cmd.<scope>.<command>``."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +23,10 @@ from telegram.ext import AIORateLimiter
 
 from bot.app import build_application
 from bot.config import Settings
+from bot.render import Player
+from bot.render.table import seat_lines, trump_line
 from engine import Game, Rules
-from engine.actions import action_from_dict
+from engine.actions import Pass, Take, action_from_dict
 
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
 
@@ -48,9 +51,20 @@ test_rate_limiter.__test__ = False  # type: ignore[attr-defined]
 
 
 @asynccontextmanager
-async def bot_running(tg: FakeTelegramServer, db: Path) -> AsyncIterator[Any]:
-    """The real Application, polling the fake server, with its store in ``db``."""
-    app = build_application(settings_for(tg, db), tg.application_builder(), test_rate_limiter())
+async def bot_running(
+    tg: FakeTelegramServer,
+    db: Path,
+    *,
+    settings: Settings | None = None,
+    rate_limiter: AIORateLimiter | None = None,
+) -> AsyncIterator[Any]:
+    """The real Application, polling the fake server, with its store in ``db`` (by default
+    with the test pacing of :func:`settings_for` and :func:`test_rate_limiter`)."""
+    app = build_application(
+        settings or settings_for(tg, db),
+        tg.application_builder(),
+        rate_limiter or test_rate_limiter(),
+    )
     async with running(app, poll_timeout=0.5):
         yield app
 
@@ -60,6 +74,110 @@ def callback_buttons(message: FakeMessage | None) -> list[str]:
     if message is None:
         return []
     return [b.callback_data for row in message.buttons for b in row if b.callback_data]
+
+
+def url_buttons(message: FakeMessage | None) -> list[str]:
+    """The url of every link button of a message."""
+    if message is None:
+        return []
+    return [b.url for row in message.buttons for b in row if b.url]
+
+
+@dataclass(frozen=True)
+class Data:
+    """The fields of the bot's callback_data ``1<kind>.<table>.<version>...<sig>``."""
+
+    kind: str
+    table: int
+    version: int
+    rest: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, data: str) -> Data:
+        parts = data.split(".")
+        return cls(parts[0][1:], int(parts[1], 36), int(parts[2], 36), tuple(parts[3:-1]))
+
+
+def kind_of(data: str) -> str:
+    """The kind letter of a callback_data."""
+    return data[1:2]
+
+
+def hand_versions(message: FakeMessage | None) -> set[int]:
+    """The state versions the buttons of a hand message were drawn for."""
+    versions = set()
+    for data in callback_buttons(message):
+        try:
+            versions.add(Data.parse(data).version)
+        except (IndexError, ValueError):
+            versions.add(-1)  # not a table's button
+    return versions
+
+
+def tapped_cards(message: FakeMessage | None) -> set[str]:
+    """The card codes of the Tap buttons of a hand message."""
+    return {Data.parse(d).rest[0] for d in callback_buttons(message) if kind_of(d) == "t"}
+
+
+@dataclass(frozen=True)
+class Stored:
+    """One table row as the bot stored it."""
+
+    table_id: int
+    chat_id: int
+    status: str
+    version: int
+    moves: int
+    game_no: int
+    game: Game | None
+    group_message_id: int | None
+    hand_message_ids: tuple[int | None, ...]
+
+
+def stored(db: Path, table_id: int) -> Stored:
+    """The table row ``table_id`` read straight from the bot's SQLite file."""
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        row = con.execute(
+            "SELECT table_id, chat_id, status, version, moves, game_no, game, "
+            "group_message_id, hand_message_ids FROM tables WHERE table_id = ?",
+            (table_id,),
+        ).fetchone()
+    finally:
+        con.close()
+    assert row is not None, f"no table {table_id} in the store"
+    game = Game.from_json(row[6]) if row[6] is not None else None
+    return Stored(*row[:6], game, row[7], tuple(json.loads(row[8])))  # type: ignore[arg-type]
+
+
+def snapshot(db: Path, table_id: int) -> tuple[object, ...]:
+    """Everything about a table that a refused press must leave as it was."""
+    row = stored(db, table_id)
+    log = query(db, "SELECT count(*) FROM actions WHERE table_id = ?", table_id)[0][0]
+    seats = query(db, "SELECT seats, rules FROM tables WHERE table_id = ?", table_id)[0]
+    game = row.game.to_json() if row.game is not None else None
+    return (row.status, row.version, row.moves, row.game_no, game, log, seats)
+
+
+def query(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query on the bot's SQLite file."""
+    con = sqlite3.connect(db, timeout=10)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+def action_cards(action: Any) -> set[str]:
+    """The codes of the hand cards an engine action plays."""
+    cards = list(getattr(action, "cards", ()) or ())
+    card = getattr(action, "card", None)
+    if card is not None:
+        cards.append(card)
+    return {c.code for c in cards}
+
+
+CHOICE_KINDS = frozenset("cprhi")
 
 
 @dataclass
@@ -74,6 +192,7 @@ class Table:
     presses: int = 0
     refused: int = 0
     alerts: list[str] = field(default_factory=list)
+    known_table: int | None = None
 
     @classmethod
     async def create(
@@ -101,6 +220,7 @@ class Table:
             thread_id=self.thread_id,
             timeout=10,
         )
+        self.known_table = Data.parse(self.lobby_button("j")).table
         return self.lobby
 
     async def press(self, user: FakeUser, message: FakeMessage, data: str) -> Any:
@@ -175,6 +295,170 @@ class Table:
     def end_count(self) -> int:
         return len(self.ends())
 
+    async def command(self, by: int, command: str) -> FakeMessage:
+        """``users[by]`` sends ``/command`` in the group (or topic); the bot's reply to it."""
+        asked = await self.tg.send_command(
+            self.users[by], self.group, command, thread_id=self.thread_id
+        )
+        return await self.tg.wait_for_message(
+            self.group,
+            lambda m: m.reply_to == asked.message_id,
+            thread_id=self.thread_id,
+            timeout=10,
+        )
+
+    async def stats(self) -> FakeMessage:
+        """The bot's answer to /stats in the group."""
+        return await self.command(0, "stats")
+
+    # ---- playing legal moves only (reads the bot's store to know whose move it is) ----
+
+    @property
+    def table_id(self) -> int:
+        """The table the lobby opened."""
+        assert self.known_table is not None, "no lobby yet"
+        return self.known_table
+
+    def legal_presses(self, hand: FakeMessage, game: Game, seat: int) -> list[str]:
+        """The buttons of ``hand`` that make a legal move now (choice buttons if a choice is
+        open; else the cards that some legal action plays, Take and Pass)."""
+        buttons = callback_buttons(hand)
+        choice = [d for d in buttons if kind_of(d) in CHOICE_KINDS]
+        if choice and not any(kind_of(d) == "t" for d in buttons):
+            return choice
+        actions = game.legal_actions(seat)
+        cards = set().union(*(action_cards(a) for a in actions)) if actions else set()
+        moves = {"q": Take, "n": Pass}
+        wanted = []
+        for data in buttons:
+            kind = kind_of(data)
+            if kind == "t":
+                if Data.parse(data).rest[0] in cards:
+                    wanted.append(data)
+            elif kind in moves and any(isinstance(a, moves[kind]) for a in actions):
+                wanted.append(data)
+        return wanted
+
+    async def current_hand(self, db: Path, seat: int, timeout: float = 10.0) -> FakeMessage:
+        """The hand of ``seat`` once it shows the stored state (every button drawn for the
+        stored version)."""
+        user = self.users[seat]
+
+        def drawn() -> FakeMessage | None:
+            hand = self.hand(user)
+            version = stored(db, self.table_id).version
+            return hand if hand_versions(hand) == {version} else None
+
+        return await self.tg.wait_for(drawn, timeout, what=f"the hand of {user.first_name}")
+
+    async def move(self, db: Path, rng: random.Random) -> bool:
+        """Make one legal move (or one step of a choice) by pressing a button; False if no
+        game runs."""
+        before = stored(db, self.table_id)
+        game = before.game
+        if before.status != "playing" or game is None:
+            return False
+        seat = rng.choice(game.to_act())
+        hand = await self.current_hand(db, seat)
+        if stored(db, self.table_id).version != before.version:
+            return True  # the clock moved the game on meanwhile
+        presses = self.legal_presses(hand, game, seat)
+        assert presses, f"no legal button for seat {seat}: {callback_buttons(hand)}"
+        shown = callback_buttons(hand)
+        user = self.users[seat]
+        answer = await self.press(user, hand, rng.choice(presses))
+        assert not answer.show_alert or "outdated" in (answer.text or ""), answer.text
+        await self.tg.wait_for(
+            lambda: (
+                stored(db, self.table_id).version != before.version
+                or callback_buttons(self.hand(user)) != shown
+            ),
+            timeout=10,
+            what="the move to take effect",
+        )
+        return True
+
+    async def play_moves(self, db: Path, rng: random.Random, moves: int) -> None:
+        """Make ``moves`` state changes (choices not counted) unless the game ends first."""
+        target = stored(db, self.table_id).moves + moves
+        while stored(db, self.table_id).moves < target:
+            if not await self.move(db, rng):
+                return
+
+    async def finish(self, db: Path, rng: random.Random, timeout: float = 60.0) -> FakeMessage:
+        """Play legal moves until the game is over; the end message."""
+        deadline = time.monotonic() + timeout
+        ends = self.end_count()
+        while await self.move(db, rng):
+            assert time.monotonic() < deadline, f"the game did not end in {timeout} s"
+        await self.tg.wait_for(lambda: self.end_count() > ends, timeout=10, what="the end")
+        return self.ends()[-1]
+
+    def shows_latest(self, db: Path) -> str | None:
+        """None if the group message and every hand show the stored state, else what not."""
+        st = stored(db, self.table_id)
+        game = st.game
+        if game is None:
+            return "no game"
+        if st.group_message_id is None:
+            return "no group message"
+        group = self.tg.message(self.group, st.group_message_id)
+        view = game.public_view()
+        players = [Player(u.first_name) for u in self.users]
+        if not any(
+            all(line in (group.text or "") for line in (trump_line(view, lang), *lines))
+            for lang in ("ru", "en")
+            for lines in [seat_lines(view, players, lang)]  # type: ignore[arg-type]
+        ):
+            return f"the group shows {group.plain_text!r}"
+        for seat, user in enumerate(self.users):
+            hand = self.hand(user)
+            if hand is None or hand.message_id != st.hand_message_ids[seat]:
+                return f"{user.first_name}'s hand is not the stored message"
+            over = game.result is not None or seat in game.public_view().finish_order
+            if over:
+                if tapped_cards(hand):
+                    return f"{user.first_name}'s hand still has card buttons"
+                continue
+            if hand_versions(hand) != {st.version}:
+                return f"{user.first_name}'s hand is at {hand_versions(hand)}, not {st.version}"
+            if tapped_cards(hand) != {c.code for c in game.hands[seat]}:
+                return f"{user.first_name}'s hand shows {tapped_cards(hand)}"
+        return None
+
+    async def wait_latest(self, db: Path, timeout: float = 10.0) -> None:
+        """Wait until every message shows the stored state."""
+        try:
+            await self.tg.wait_for(lambda: self.shows_latest(db) is None, timeout)
+        except TimeoutError:
+            raise AssertionError(self.shows_latest(db)) from None
+
+
+def tally(text: str) -> dict[str, tuple[int, int, int]]:
+    """``name -> (points, games, times durak)`` read from a series tally (the end message
+    or /stats, in either language)."""
+    found = {}
+    for name, points, games, durak in re.findall(
+        r"(\w+) — (\d+) \w+ · (\d+) \w+ · \w+ (\d+)", text
+    ):
+        found[name] = (int(points), int(games), int(durak))
+    return found
+
+
+def expected_tally(
+    games: Sequence[Game], users: Sequence[FakeUser]
+) -> dict[str, tuple[int, int, int]]:
+    """The tally the finished ``games`` add up to."""
+    results = [g.result for g in games if g.result is not None]
+    return {
+        user.first_name: (
+            sum(r.points[seat] for r in results),
+            len(results),
+            sum(1 for r in results if seat in r.losers),
+        )
+        for seat, user in enumerate(users)
+    }
+
 
 def replay_games(db: Path) -> list[Game]:
     """Every game in the database, replayed from its seed through its action log, checked
@@ -231,7 +515,13 @@ def group_texts(tg: FakeTelegramServer, chat: FakeChat) -> list[str]:
 def assert_no_hand_card_in_group(
     tg: FakeTelegramServer, chat: FakeChat, games: Sequence[Game]
 ) -> None:
-    texts = group_texts(tg, chat)
+    assert_no_hand_card_in(group_texts(tg, chat), games)
+
+
+def assert_no_hand_card_in(texts: Iterable[str], games: Sequence[Game]) -> None:
+    """No card that stayed in a hand all game long appears in any of ``texts`` (for a
+    series, pass each game only the texts drawn while it ran)."""
+    texts = list(texts)
     for game in games:
         for label in hidden_at_end(game):
             for text in texts:

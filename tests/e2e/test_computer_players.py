@@ -13,21 +13,16 @@ from bot.config import Settings
 from .harness import Table, callback_buttons, replay_games, test_rate_limiter
 
 
-class QuickSettings(Settings):
-    """The bot's settings with computer players that think 50 ms instead of a second."""
-
-    ai_delay: float = 0.05
-
-
 async def test_one_person_plays_a_computer_player_to_the_end(tmp_path: Path) -> None:
     db = tmp_path / "durak.sqlite3"
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         table = await Table.create(tg, 1)
-        settings = QuickSettings(
+        settings = Settings(
             bot_token=tg.token,
             DURAK_DB_PATH=db,  # type: ignore[call-arg]
             group_edit_interval=0.05,
             private_edit_interval=0.02,
+            ai_delay=0.05,  # computer players that think 50 ms instead of a second
         )
         app = build_application(settings, tg.application_builder(), test_rate_limiter())
         async with running(app, poll_timeout=0.5):

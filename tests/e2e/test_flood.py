@@ -1,0 +1,100 @@
+"""Flood control: 429s forced in the middle of a game, and Telegram's real figures."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+
+from fake_telegram import FakeTelegramServer, Limits
+from telegram.ext import AIORateLimiter
+
+from bot.config import Settings
+from engine import Rules
+
+from .harness import Table, assert_no_hand_card_in_group, bot_running, replay_games, stored
+from .test_games import set_group_rules
+
+
+async def test_a_429_storm_is_waited_out_and_every_message_ends_up_current(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(5)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3))
+        async with bot_running(tg, db):
+            await table.start_bots()
+            await table.open_lobby()
+            await table.join_all()
+            await table.start()
+            await table.play_moves(db, rng, 3)
+            await table.wait_latest(db)
+
+            # Every chat answers 429 four times in a row: one more than the rate limiter
+            # retries, so the publisher's own wait is needed too.
+            tg.force_429(4, 1, chat=table.group)
+            for user in table.users:
+                tg.force_429(4, 1, chat=tg.private_chat(user))
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            seat = st.game.to_act()[0]
+            hand = await table.current_hand(db, seat)
+            answer = await table.press(
+                table.users[seat], hand, table.legal_presses(hand, st.game, seat)[0]
+            )
+            assert not answer.show_alert
+            await table.wait_latest(db, timeout=20)
+            assert tg.limiter.forced_pending == 0
+            assert len(tg.rate_limited) == 12
+
+            # The group is flooded while the players keep moving: only the latest
+            # state has to show in the end.
+            tg.force_429(2, 1, chat=table.group)
+            await table.play_moves(db, rng, 5)
+            await table.wait_latest(db, timeout=20)
+
+            # The end message itself meets a 429.
+            tg.force_429(2, 1, chat=table.group, method="sendMessage")
+            end = await table.finish(db, rng, timeout=60)
+            await table.wait_latest(db, timeout=20)
+            assert tg.limiter.forced_pending == 0
+        games = replay_games(db)
+        assert len(games) == 1 and games[0].result is not None
+        result = games[0].result
+        if result.durak is not None:
+            assert table.users[result.durak].first_name in end.plain_text
+        assert_no_hand_card_in_group(tg, table.group, games)
+        assert tg.rate_limited and all(call.forced for call in tg.rate_limited), (
+            "only the forced 429s: the bot never floods by itself"
+        )
+
+
+async def test_telegram_figures_with_the_bot_s_real_pacing_draw_no_429(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(8)
+    async with FakeTelegramServer(limits=Limits.telegram()) as tg:
+        settings = Settings(
+            bot_token=tg.token,
+            DURAK_DB_PATH=db,  # type: ignore[call-arg]
+            group_edit_interval=3.0,
+            private_edit_interval=1.0,
+        )
+        table = await Table.create(tg, 3)
+        await set_group_rules(db, table.group.id, Rules(hand_size=4))
+        began = time.monotonic()
+        async with bot_running(tg, db, settings=settings, rate_limiter=AIORateLimiter()):
+            await table.start_bots()
+            await table.open_lobby()
+            await table.join_all()
+            await table.start()
+            for _ in range(10):
+                await asyncio.sleep(0.5)
+                await table.play_moves(db, rng, 1)
+            await table.wait_latest(db, timeout=10)
+            assert stored(db, table.table_id).moves >= 10
+        assert time.monotonic() - began < 40
+        assert tg.rate_limited == [], "Telegram's limits are never hit"
+        assert_no_hand_card_in_group(tg, table.group, replay_games(db))

@@ -1,0 +1,232 @@
+"""Where the table lives: forum topics, a group the bot is removed from, a group upgraded to
+a supergroup, and a player who blocks the bot."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from fake_telegram import GENERAL_TOPIC, FakeTelegramServer, Limits
+
+from engine import Rules
+
+from .harness import (
+    Table,
+    assert_no_hand_card_in,
+    assert_no_hand_card_in_group,
+    bot_running,
+    callback_buttons,
+    expected_tally,
+    group_texts,
+    kind_of,
+    query,
+    replay_games,
+    snapshot,
+    stored,
+    tally,
+    url_buttons,
+)
+from .test_games import set_group_rules
+
+RULES = Rules(hand_size=3)
+
+
+async def start_game(table: Table) -> None:
+    await table.start_bots()
+    await table.open_lobby()
+    await table.join_all()
+    await table.start()
+
+
+def topic_texts(tg: FakeTelegramServer, table: Table) -> list[str]:
+    """Every text any bot message in the table's topic ever showed."""
+    texts = []
+    for message in tg.messages(
+        table.group, thread_id=table.thread_id, from_bot=True, include_deleted=True
+    ):
+        texts += [revision.text or "" for revision in message.history]
+        texts.append(message.text or "")
+    return texts
+
+
+async def test_forum_tables_stay_in_their_topics(tmp_path: Path) -> None:
+    """Two tables at once in two topics of one forum: each keeps to its own topic."""
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(6)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        first = await Table.create(tg, 2, forum=True)
+        topic = await tg.create_topic(first.group, "Second table", by=first.users[0])
+        others = [await tg.create_user(name) for name in ("Cid", "Dan")]
+        for user in others:
+            await tg.add_member(first.group, user, announce=False)
+        second = Table(tg, others, first.group, topic)
+        tables = (first, second)
+        await set_group_rules(db, first.group.id, RULES)
+        async with bot_running(tg, db):
+            for table in tables:
+                await table.start_bots()
+                await table.open_lobby()
+            assert first.table_id != second.table_id
+            for table in tables:
+                await table.join_all()
+                await table.start()
+            for _ in range(4):  # the two games move in turns
+                for table in tables:
+                    await table.move(db, rng)
+            for table in tables:
+                await table.wait_latest(db)
+            ends = [await table.finish(db, rng) for table in tables]
+            for table in tables:
+                await table.wait_latest(db)
+            replies = [await table.stats() for table in tables]
+        assert tg.bot_messages(first.group, thread_id=GENERAL_TOPIC) == [], (
+            "nothing in the General topic"
+        )
+        for table, end, reply in zip(tables, ends, replies, strict=True):
+            assert table.lobby is not None and table.lobby.thread_id == table.thread_id
+            assert end.thread_id == table.thread_id and reply.thread_id == table.thread_id
+            mine = tg.bot_messages(table.group, thread_id=table.thread_id)
+            assert len(mine) >= 3  # the table, the end, /stats
+        for call in tg.calls_to("sendMessage"):
+            if call.chat_id == first.group.id:
+                assert int(call.params.get("message_thread_id", 0)) in (topic, first.thread_id)
+        games = replay_games(db)
+        assert len(games) == 2
+        assert tally(replies[0].plain_text) == expected_tally(games[:1], first.users) | (
+            expected_tally(games[1:], second.users)
+        ), "one series for the whole group"
+        for table, game in zip(tables, games, strict=True):
+            assert_no_hand_card_in(topic_texts(tg, table), [game])
+        assert tg.rate_limited == []
+
+
+async def test_removing_the_bot_ends_its_table(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(9)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, RULES)
+        async with bot_running(tg, db):
+            await start_game(table)
+            await table.play_moves(db, rng, 3)
+            await table.wait_latest(db)
+            ann = table.users[0]
+            card_button = callback_buttons(table.hand(ann))[0]
+            await tg.remove_bot(table.group, by=ann)
+            await tg.wait_for(
+                lambda: stored(db, table.table_id).status == "cancelled",
+                timeout=10,
+                what="the table ended",
+            )
+            calls = len(tg.calls)
+            ended = snapshot(db, table.table_id)
+
+            # A player's button of the ended game changes nothing.
+            hand = table.hand(ann)
+            assert hand is not None
+            press = await tg.press(ann, hand, data=card_button, force=True)
+            answer = await press.answer(timeout=10)
+            assert answer.show_alert
+            assert snapshot(db, table.table_id) == ended
+            await tg.settle(quiet=0.2)
+            assert not [c for c in tg.calls[calls:] if c.chat_id == table.group.id], (
+                "nothing is sent to a group the bot is not in"
+            )
+            assert query(db, "SELECT count(*) FROM game_players")[0][0] == 0, "no tally"
+            assert query(db, "SELECT count(*) FROM tallies")[0][0] == 0
+
+            # Added again, the bot opens a new table there.
+            old_table = table.table_id
+            await tg.add_bot(table.group, by=ann)
+            await table.open_lobby()
+            assert table.table_id != old_table
+            assert stored(db, table.table_id).status == "lobby"
+        assert_no_hand_card_in_group(tg, table.group, replay_games(db))
+        assert tg.rate_limited == []
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_table_and_tally(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(12)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        old = table.group
+        await set_group_rules(db, old.id, RULES)
+        async with bot_running(tg, db):
+            await start_game(table)
+            first_end = await table.finish(db, rng)
+            first = replay_games(db)[0].result
+            assert first is not None
+            seen = set(group_texts(tg, old))
+
+            # A rematch, and the upgrade in its middle.
+            await table.press(table.users[1], first_end, callback_buttons(first_end)[0])
+            await tg.wait_for(
+                lambda: (
+                    stored(db, table.table_id).game_no == 2
+                    and stored(db, table.table_id).status == "playing"
+                ),
+                timeout=10,
+            )
+            await table.play_moves(db, rng, 3)
+            new = await tg.migrate_to_supergroup(old, by=table.users[0])
+            await tg.wait_for(
+                lambda: stored(db, table.table_id).chat_id == new.id,
+                timeout=10,
+                what="the table moved to the supergroup",
+            )
+            table.group = new
+            while await table.move(db, rng):
+                pass
+            end = await tg.wait_for_message(
+                new, lambda m: any(kind_of(d) == "m" for d in callback_buttons(m)), timeout=10
+            )
+            await table.wait_latest(db)
+            reply = await table.stats()
+
+        games = replay_games(db)
+        assert len(games) == 2 and all(g.result is not None for g in games)
+        assert {c for (c,) in query(db, "SELECT DISTINCT chat_id FROM games")} == {new.id}
+        expected = expected_tally(games, table.users)
+        assert all(n == 2 for _, n, _ in expected.values())
+        assert tally(reply.plain_text) == expected, reply.plain_text
+        assert tally(end.plain_text) == expected, end.plain_text
+        assert_no_hand_card_in(seen, games[:1])
+        assert_no_hand_card_in(set(group_texts(tg, old) + group_texts(tg, new)) - seen, games[1:])
+        assert tg.rate_limited == []
+
+
+async def test_a_player_who_blocks_the_bot_is_shown_the_way_back(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(4)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, RULES)
+        async with bot_running(tg, db):
+            await start_game(table)
+            await table.play_moves(db, rng, 2)
+            await table.wait_latest(db)
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            # The one who does not move now blocks the bot; the other moves.
+            mover = st.game.to_act()[0]
+            blocker = table.users[1 - mover]
+            await tg.block_bot(blocker)
+            before = len(tg.bot_messages(table.group))
+            await table.play_moves(db, rng, 1)
+            warning = await tg.wait_for_message(
+                table.group,
+                lambda m: (
+                    blocker.first_name in m.plain_text
+                    and any("?start=" in u for u in url_buttons(m))
+                ),
+                timeout=10,
+            )
+            assert len(tg.bot_messages(table.group)) > before
+            link = url_buttons(warning)[0]
+            assert link.startswith(f"https://t.me/{tg.bot_user.username}?start="), link
+            assert stored(db, table.table_id).status == "playing", "the game waits for him"
+        assert_no_hand_card_in_group(tg, table.group, replay_games(db))
+        assert tg.rate_limited == []

@@ -1,0 +1,98 @@
+"""A restart in the middle of a game: the new process resumes it in the same messages."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from fake_telegram import FakeTelegramServer, Limits
+
+from engine import Rules
+
+from .harness import (
+    Table,
+    assert_no_hand_card_in_group,
+    bot_running,
+    query,
+    replay_games,
+    stored,
+)
+from .test_games import set_group_rules
+
+
+async def test_a_game_survives_a_restart_in_the_same_messages(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(3)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3))
+        async with bot_running(tg, db):
+            await table.start_bots()
+            await table.open_lobby()
+            await table.join_all()
+            await table.start()
+            await table.play_moves(db, rng, 8)
+            await table.wait_latest(db)
+        before = stored(db, table.table_id)
+        assert before.status == "playing" and before.moves >= 8
+        chats = [table.group, *(tg.private_chat(u) for u in table.users)]
+        sent = {c.id: [m.message_id for m in tg.messages(c, from_bot=True)] for c in chats}
+        edits = {
+            c.id: {m.message_id: m.edit_count for m in tg.messages(c, from_bot=True)} for c in chats
+        }
+
+        async with bot_running(tg, db):
+            # The new process redraws the running game in the messages it had drawn.
+            group_message = tg.message(table.group, before.group_message_id)  # type: ignore[arg-type]
+            hands = [
+                tg.message(tg.private_chat(u), mid)  # type: ignore[arg-type]
+                for u, mid in zip(table.users, before.hand_message_ids, strict=True)
+            ]
+            await tg.wait_for(
+                lambda: (
+                    group_message.edit_count > edits[table.group.id][group_message.message_id]
+                    and all(h.edit_count > edits[h.chat_id][h.message_id] for h in hands)
+                ),
+                timeout=10,
+                what="the redraw after the restart",
+            )
+            await table.wait_latest(db)
+            assert stored(db, table.table_id).version == before.version, "nothing moved"
+            for chat in chats:
+                now = [m.message_id for m in tg.messages(chat, from_bot=True)]
+                assert now == sent[chat.id], f"no message sent or deleted in {chat.id}"
+            for user, hand in zip(table.users, hands, strict=True):
+                assert table.hand(user) is hand, "the hand is the message it was"
+
+            end = await table.finish(db, rng)
+            await table.wait_latest(db)
+
+        games = replay_games(db)
+        assert len(games) == 1 and games[0].result is not None
+        result = games[0].result
+        after = stored(db, table.table_id)
+        logged = query(db, "SELECT count(*) FROM actions WHERE table_id = ?", table.table_id)
+        assert after.status == "finished" and after.moves == logged[0][0], "every move logged"
+        if result.durak is not None:
+            assert table.users[result.durak].first_name in end.plain_text, "the durak is named"
+        assert end.message_id > before.group_message_id  # type: ignore[operator]
+        assert_no_hand_card_in_group(tg, table.group, games)
+        assert tg.rate_limited == []
+
+
+async def test_a_lobby_survives_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3))
+        async with bot_running(tg, db):
+            await table.start_bots()
+            lobby = await table.open_lobby()
+        async with bot_running(tg, db):
+            # The buttons drawn by the previous process work, on the same message.
+            await table.join_all()
+            await table.start()
+            await table.wait_latest(db)
+            assert stored(db, table.table_id).group_message_id == lobby.message_id
+            assert [m.message_id for m in tg.bot_messages(table.group)] == [lobby.message_id]
+        assert tg.rate_limited == []

@@ -1,0 +1,137 @@
+"""The real entry point, ``python -m bot``, run as a subprocess with a crafted environment."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bot_env(extra: Mapping[str, str]) -> dict[str, str]:
+    """A clean environment: no inherited ``BOT_TOKEN``/``DURAK_*``, just what is given."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PYTHONPATH": str(ROOT),
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    env.update(extra)
+    return env
+
+
+async def run_bot(
+    env: Mapping[str, str], cwd: Path, *args: str, timeout: float = 30.0
+) -> tuple[int, str, str]:
+    """Run ``python -m bot ARGS`` to its end: (exit status, stdout, stderr)."""
+    return await run_module("bot", env, cwd, *args, timeout=timeout)
+
+
+async def run_module(
+    module: str, env: Mapping[str, str], cwd: Path, *args: str, timeout: float = 30.0
+) -> tuple[int, str, str]:
+    """Run ``python -m MODULE ARGS`` to its end: (exit status, stdout, stderr)."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        module,
+        *args,
+        cwd=cwd,
+        env=bot_env(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+class BotProcess:
+    """``python -m bot`` running in the background; its standard error is collected."""
+
+    def __init__(self, env: Mapping[str, str], cwd: Path) -> None:
+        self.env = bot_env(env)
+        self.cwd = cwd
+        self.proc: asyncio.subprocess.Process | None = None
+        self.lines: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+
+    async def __aenter__(self) -> BotProcess:
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=self.cwd,
+            env=self.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        self._reader = asyncio.create_task(self._read())
+        return self
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        async for raw in self.proc.stdout:
+            self.lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+            self._changed.set()
+        self._changed.set()
+
+    @property
+    def output(self) -> str:
+        """Everything the bot wrote so far."""
+        return "\n".join(self.lines)
+
+    async def wait_for_line(self, needle: str, timeout: float = 20.0) -> str:
+        """The first output line containing ``needle`` (fails if the bot exits first)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            for line in self.lines:
+                if needle in line:
+                    return line
+            assert self.proc is not None
+            if self.proc.returncode is not None or (self._reader and self._reader.done()):
+                raise AssertionError(f"the bot exited before {needle!r}:\n{self.output}")
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"no line with {needle!r} within {timeout}s:\n{self.output}")
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(remaining, 0.5))
+
+    async def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM, then wait for the exit status (killed if it takes too long)."""
+        assert self.proc is not None
+        if self.proc.returncode is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+            raise AssertionError(f"the bot did not stop on SIGTERM:\n{self.output}") from None
+        if self._reader is not None:
+            await self._reader
+        return code
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader

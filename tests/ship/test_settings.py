@@ -1,0 +1,233 @@
+"""Start-up refuses a missing token and every invalid setting with one clear line naming
+the setting, and exit status 2; .env.example and the settings model agree."""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from bot.__main__ import LogFormatter
+from bot.config import Settings, env_name, explain, parse_rules
+from engine import Rules
+
+from .process import ROOT, run_bot
+
+TOKEN = "123456789:AAFakeTelegramTokenForTests-0123456789"
+GOOD = {"BOT_TOKEN": TOKEN}
+
+# (case id, environment, the setting the line must name)
+INVALID: list[tuple[str, dict[str, str], str]] = [
+    ("no-token", {}, "BOT_TOKEN"),
+    ("empty-token", {"BOT_TOKEN": "  "}, "BOT_TOKEN"),
+    ("malformed-token", {"BOT_TOKEN": "not-a-token-at-all"}, "BOT_TOKEN"),
+    ("db-path-folder", {**GOOD, "DURAK_DB_PATH": "."}, "DURAK_DB_PATH"),
+    ("db-path-empty", {**GOOD, "DURAK_DB_PATH": " "}, "DURAK_DB_PATH"),
+    ("log-level", {**GOOD, "DURAK_LOG_LEVEL": "LOUD"}, "DURAK_LOG_LEVEL"),
+    ("language", {**GOOD, "DURAK_DEFAULT_LANGUAGE": "de"}, "DURAK_DEFAULT_LANGUAGE"),
+    ("rules-preset", {**GOOD, "DURAK_DEFAULT_RULES": "pokdidnoy"}, "DURAK_DEFAULT_RULES"),
+    ("rules-json", {**GOOD, "DURAK_DEFAULT_RULES": '{"hand_size": 3'}, "DURAK_DEFAULT_RULES"),
+    (
+        "rules-option",
+        {**GOOD, "DURAK_DEFAULT_RULES": '{"hand_size": 40}'},
+        "DURAK_DEFAULT_RULES",
+    ),
+    (
+        "rules-combination",
+        {**GOOD, "DURAK_DEFAULT_RULES": '{"game": "prostoy", "proezdnoy": true}'},
+        "DURAK_DEFAULT_RULES",
+    ),
+    ("mode", {**GOOD, "DURAK_MODE": "push"}, "DURAK_MODE"),
+    ("webhook-no-url", {**GOOD, "DURAK_MODE": "webhook"}, "DURAK_WEBHOOK_URL"),
+    (
+        "webhook-no-secret",
+        {**GOOD, "DURAK_MODE": "webhook", "DURAK_WEBHOOK_URL": "https://example.com/tg"},
+        "DURAK_WEBHOOK_SECRET",
+    ),
+    ("webhook-url", {**GOOD, "DURAK_WEBHOOK_URL": "example.com/tg"}, "DURAK_WEBHOOK_URL"),
+    ("webhook-listen", {**GOOD, "DURAK_WEBHOOK_LISTEN": "my host"}, "DURAK_WEBHOOK_LISTEN"),
+    ("webhook-port-range", {**GOOD, "DURAK_WEBHOOK_PORT": "70000"}, "DURAK_WEBHOOK_PORT"),
+    ("webhook-port-text", {**GOOD, "DURAK_WEBHOOK_PORT": "http"}, "DURAK_WEBHOOK_PORT"),
+    (
+        "webhook-secret-chars",
+        {**GOOD, "DURAK_WEBHOOK_SECRET": "not so secret!"},
+        "DURAK_WEBHOOK_SECRET",
+    ),
+    ("webhook-secret-long", {**GOOD, "DURAK_WEBHOOK_SECRET": "x" * 257}, "DURAK_WEBHOOK_SECRET"),
+    ("base-url", {**GOOD, "DURAK_BASE_URL": "api.telegram.org"}, "DURAK_BASE_URL"),
+    ("rate-limits", {**GOOD, "DURAK_RATE_LIMITS": "none"}, "DURAK_RATE_LIMITS"),
+    (
+        "group-interval",
+        {**GOOD, "DURAK_GROUP_EDIT_INTERVAL": "-1"},
+        "DURAK_GROUP_EDIT_INTERVAL",
+    ),
+    (
+        "private-interval",
+        {**GOOD, "DURAK_PRIVATE_EDIT_INTERVAL": "soon"},
+        "DURAK_PRIVATE_EDIT_INTERVAL",
+    ),
+    ("ai-delay", {**GOOD, "DURAK_AI_DELAY": "-1"}, "DURAK_AI_DELAY"),
+    ("admin-ids", {**GOOD, "DURAK_ADMIN_IDS": "alice,bob"}, "DURAK_ADMIN_IDS"),
+]
+
+
+def test_every_setting_has_an_invalid_case() -> None:
+    named = {setting for _, _, setting in INVALID}
+    assert named == {env_name(field) for field in Settings.model_fields}
+
+
+@pytest.mark.parametrize(("env", "setting"), [c[1:] for c in INVALID], ids=[c[0] for c in INVALID])
+async def test_start_up_refuses_with_one_line(
+    tmp_path: Path, env: dict[str, str], setting: str
+) -> None:
+    code, out, err = await run_bot(env, tmp_path)
+    assert code == 2, err
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1, f"one line, not:\n{err}"
+    assert lines[0].startswith(f"durak-bot: {setting} is "), lines[0]
+    assert "Traceback" not in err
+    assert TOKEN not in err and TOKEN.partition(":")[2] not in err
+    secret = env.get(setting, "") if setting in ("BOT_TOKEN", "DURAK_WEBHOOK_SECRET") else ""
+    assert not secret.strip() or secret not in err, "a secret is never echoed"
+
+
+async def test_dotenv_is_read_and_the_environment_wins(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text(
+        f"BOT_TOKEN={TOKEN}\nDURAK_LOG_LEVEL=LOUD\nDURAK_MODE=webhook\n", encoding="utf-8"
+    )
+    code, _, err = await run_bot({"DURAK_MODE": "polling"}, tmp_path)
+    assert code == 2
+    assert err.strip() == (
+        "durak-bot: DURAK_LOG_LEVEL is invalid: Input should be 'DEBUG', 'INFO', 'WARNING' "
+        "or 'ERROR' (got 'LOUD')"
+    )
+
+
+async def test_check_with_good_settings(tmp_path: Path) -> None:
+    code, _, err = await run_bot(
+        {**GOOD, "DURAK_DB_PATH": "data/durak.sqlite3"}, tmp_path, "--check"
+    )
+    assert code == 0, err
+    assert err.startswith("durak-bot: ok:") and len(err.splitlines()) == 1
+
+
+async def test_an_unusable_database_stops_start_up(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    code, _, err = await run_bot({**GOOD, "DURAK_DB_PATH": "file/durak.sqlite3"}, tmp_path)
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("durak-bot: DURAK_DB_PATH: cannot open")
+
+
+# ---------------------------------------------------------------- the model itself
+
+
+def test_defaults_and_normalising(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in __import__("os").environ if n.startswith("DURAK_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("BOT_TOKEN", f" {TOKEN} ")
+    monkeypatch.setenv("DURAK_BASE_URL", "http://127.0.0.1:8081/")
+    monkeypatch.setenv("DURAK_ADMIN_IDS", "1, 2 3")
+    monkeypatch.setenv("DURAK_LOG_LEVEL", "debug")
+    monkeypatch.setenv("DURAK_DEFAULT_RULES", "perevodnoy")
+    settings = Settings()
+    assert settings.bot_token.get_secret_value() == TOKEN
+    assert settings.base_url == "http://127.0.0.1:8081/bot"
+    assert settings.base_file_url == "http://127.0.0.1:8081/file/bot"
+    assert settings.admin_ids == (1, 2, 3)
+    assert settings.log_level == "DEBUG"
+    assert settings.mode == "polling"
+    assert settings.rules() == Rules.preset("perevodnoy")
+    assert TOKEN not in repr(settings)
+    assert TOKEN not in settings.summary()
+
+
+def test_the_harness_way_of_building_settings(tmp_path: Path) -> None:
+    db = tmp_path / "x.sqlite3"
+    settings = Settings(
+        bot_token=TOKEN,
+        DURAK_DB_PATH=db,
+        group_edit_interval=0.05,
+        private_edit_interval=0.02,
+    )
+    assert settings.db_path == db and settings.group_edit_interval == 0.05
+    assert Settings(bot_token=TOKEN, db_path=db).db_path == db
+
+
+def test_webhook_settings() -> None:
+    settings = Settings(
+        bot_token=TOKEN,
+        mode="webhook",
+        webhook_url="https://durak.example.com/telegram/hook?x=1",
+        webhook_secret="s3cret_-X",
+    )
+    assert settings.webhook_path == "/telegram/hook"
+    assert "s3cret_-X" in settings.secrets() and TOKEN in settings.secrets()
+    assert "s3cret_-X" not in settings.summary()
+
+
+@pytest.mark.parametrize(
+    ("value", "rules"),
+    [
+        ("", Rules()),
+        ("prostoy", Rules.preset("prostoy")),
+        ('{"game": "perevodnoy", "hand_size": 3}', Rules(game="perevodnoy", hand_size=3)),
+        ('  {"modifiers": ["japanese"]} ', Rules(modifiers=("japanese",))),
+    ],
+)
+def test_default_rules(value: str, rules: Rules) -> None:
+    assert parse_rules(value) == rules
+
+
+def test_explain_never_shows_a_secret() -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(bot_token="12345:short")
+    line = explain(caught.value)
+    assert line.startswith("BOT_TOKEN is invalid") and "short" not in line
+    with pytest.raises(ValidationError) as caught:
+        Settings(bot_token=TOKEN, webhook_secret="bad secret")
+    assert "bad secret" not in explain(caught.value)
+
+
+def test_log_lines_are_single_and_redacted() -> None:
+    formatter = LogFormatter([TOKEN, TOKEN.partition(":")[2]])
+    try:
+        raise RuntimeError(f"POST https://api.telegram.org/bot{TOKEN}/getMe failed")
+    except RuntimeError as exc:
+        record = logging.LogRecord(
+            "x", logging.ERROR, __file__, 1, "error %s", (exc,), (type(exc), exc, None)
+        )
+        record.exc_info = (type(exc), exc, exc.__traceback__)
+    text = formatter.format(record)
+    assert "\n" not in text and TOKEN not in text and "***" in text
+    assert "Traceback (most recent call last): | " in text
+
+
+# ---------------------------------------------------------------- .env.example
+
+
+def _example_settings() -> dict[str, str]:
+    found = {}
+    lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r"^#? ?([A-Z][A-Z0-9_]*)=(.*)$", line)
+        if match:
+            assert lines[i - 1].startswith("# "), f"{match.group(1)} has a comment above"
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def test_env_example_lists_every_setting() -> None:
+    assert set(_example_settings()) == {env_name(field) for field in Settings.model_fields}
+
+
+def test_env_example_with_a_token_is_a_valid_configuration(tmp_path: Path) -> None:
+    values = {k: v for k, v in _example_settings().items() if v}
+    values["BOT_TOKEN"] = TOKEN
+    values.pop("DURAK_WEBHOOK_URL")  # shown for webhook mode only
+    settings = Settings(**values)  # type: ignore[arg-type]
+    assert settings.mode == "polling"
