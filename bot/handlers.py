@@ -15,6 +15,7 @@ from telegram import (
     CallbackQuery,
     ChatMemberUpdated,
     InlineKeyboardMarkup,
+    Message,
     Update,
     User,
 )
@@ -309,18 +310,31 @@ async def _default_rules(rt: Runtime, chat_id: int) -> Rules:
     return rt.settings.default_rules
 
 
-async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Leave the lobby; during a game, surrender (he is durak)."""
+async def _group_table(
+    update: Update, context: ContextTypes.DEFAULT_TYPE
+) -> tuple[Message, User, Lang, Live] | None:
+    """For a group command about the open table: the message, its sender, the group's
+    language and the table of this chat or topic (None, after saying so, if there is none)."""
     rt = runtime(context)
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
-        return
+        return None
     thread = message.message_thread_id if message.is_topic_message else None
     lang = await chat_lang(rt, chat.id, user)
     live = await rt.tables.open_table(chat.id, thread)
     if live is None:
         await message.reply_text(say(lang, "no_table"))
+        return None
+    return message, user, lang, live
+
+
+async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Leave the lobby; during a game, surrender (he is durak)."""
+    rt = runtime(context)
+    found = await _group_table(update, context)
+    if found is None:
         return
+    message, user, lang, live = found
     async with live.lock:
         try:
             if live.row.status == TableStatus.PLAYING:
@@ -337,15 +351,10 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Abort the lobby or game with no tally (the creator or an admin)."""
     rt = runtime(context)
-    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
-    if message is None or user is None or chat is None:
+    found = await _group_table(update, context)
+    if found is None:
         return
-    thread = message.message_thread_id if message.is_topic_message else None
-    lang = await chat_lang(rt, chat.id, user)
-    live = await rt.tables.open_table(chat.id, thread)
-    if live is None:
-        await message.reply_text(say(lang, "no_table"))
-        return
+    message, user, lang, live = found
     if not await _may_manage(context, live, user.id):
         await message.reply_text(say(lang, "not_allowed"))
         return
