@@ -29,21 +29,17 @@ async def set_group_rules(db: Path, chat_id: int, rules: Rules) -> None:
 @pytest.mark.parametrize(
     ("players", "rules"),
     [
-        (2, Rules.preset("podkidnoy")),
-        (3, Rules.preset("perevodnoy")),
-        (4, Rules.preset("prostoy", teams="pairs")),
-        (6, Rules.preset("podkidnoy")),
-        (4, Rules.preset("perevodnoy", teams="pairs")),
-        (2, Rules.preset("prostoy5")),
-    ],
+        (players, Rules.preset(game, teams="pairs" if players == 4 else "none"))
+        for players in (2, 3, 4, 6)
+        for game in ("podkidnoy", "perevodnoy", "prostoy")
+    ]
+    + [(2, Rules.preset("prostoy5"))],
     ids=[
-        "2-podkidnoy",
-        "3-perevodnoy",
-        "4-pairs-prostoy",
-        "6-podkidnoy",
-        "4-pairs-perevodnoy",
-        "2-prostoy5",
-    ],
+        f"{players}{'-pairs' if players == 4 else ''}-{game}"
+        for players in (2, 3, 4, 6)
+        for game in ("podkidnoy", "perevodnoy", "prostoy")
+    ]
+    + ["2-prostoy5"],
 )
 async def test_a_complete_game_by_pressing_buttons(
     tmp_path: Path, players: int, rules: Rules
