@@ -1,22 +1,21 @@
 """Load benchmark: many concurrent tables of simulated players through the fake server.
 
-Run by hand: ``.venv/bin/python bench/load.py --tables 500 --seconds 60``. The real bot
-Application and the fake Bot API server share this process and its event loop (so the
-figures include the server's own work). Prints: applied actions per second; latency from
+Run by hand: ``.venv/bin/python bench/load.py --tables 500 --seconds 60``. The real bot,
+``python -m bot``, runs as its own process against the fake Bot API server, which runs in
+this process with the simulated players. Prints: applied actions per second; latency from
 a press (the update queued at the server) to its callback answer, p50/p99; Bot API calls
 per applied action (long polling's getUpdates not counted); and memory per table.
 Targets: 500 tables, p99 <= 100 ms, <= 3 calls per action, <= 100 KB per table. The
-simulated players act like people: each looks at his hand once it shows the current state,
-thinks 0.5-1.5 s, and taps a card or a move (never Refresh). Memory is given twice: the
-whole process (bot and fake server) and the bot's own share (tracemalloc, by the file
-that allocated). Asserts nothing.
+simulated players act like people: when the game lets him act and his hand shows the
+current state, a player thinks 0.5-1.5 s and taps a card that plays, or a move (a choice's
+option when one is open). Memory is the bot process's
+resident growth while the tables were opened and dealt, per table. Asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import random
 import sqlite3
@@ -24,23 +23,23 @@ import statistics
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from fake_telegram import FakeTelegramServer, Limits, running  # noqa: E402
-from telegram.ext import AIORateLimiter  # noqa: E402
+from e2e.harness import CHOICE_KINDS, Data, action_cards, kind_of  # noqa: E402
+from fake_telegram import FakeTelegramServer, Limits  # noqa: E402
+from ship.process import BotProcess  # noqa: E402
 
-from bot.app import build_application  # noqa: E402
-from bot.config import Settings  # noqa: E402
+from engine import Game  # noqa: E402
+from engine.actions import Pass, Take  # noqa: E402
 
 
-def rss_bytes() -> int:
-    """Resident memory of this process."""
-    with open(f"/proc/{os.getpid()}/statm") as f:
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process."""
+    with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
@@ -50,35 +49,43 @@ def buttons(message: object) -> list[str]:
     return [b.callback_data for row in message.buttons for b in row if b.callback_data]  # type: ignore[attr-defined]
 
 
-PLAYS = set("tcqnrhpzdi")
-"""Hand button kinds a player taps to play: cards, covers, take, pass, transfer, show,
-play a selection, the two swaps, throw (not refresh, cancel or selection toggles)."""
-
-
-def version_of(data: str) -> int:
-    """The state version a hand button was drawn for (``1<kind>.<table>.<version>…``)."""
-    return int(data.split(".")[2], 36)
-
-
-BOT_FILES = (str(ROOT / "bot"), str(ROOT / "engine"), "site-packages/telegram")
+def sensible(buttons: list[str], game: Game, seat: int) -> list[str]:
+    """The buttons a person would tap: an open choice's options, else cards that some legal
+    action plays, Take and Pass when legal."""
+    choice = [d for d in buttons if kind_of(d) in CHOICE_KINDS]
+    if choice and not any(kind_of(d) == "t" for d in buttons):
+        return choice
+    actions = game.legal_actions(seat)
+    cards = set().union(*(action_cards(a) for a in actions)) if actions else set()
+    moves = {"q": Take, "n": Pass}
+    found = []
+    for data in buttons:
+        kind = kind_of(data)
+        if (kind == "t" and Data.parse(data).rest[0] in cards) or (
+            kind in moves and any(isinstance(a, moves[kind]) for a in actions)
+        ):
+            found.append(data)
+    return found
 
 
 async def main(tables: int, seconds: float, seed: int) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
     async with FakeTelegramServer(limits=Limits.off()) as tg:
-        settings = Settings(
-            bot_token=tg.token,
-            DURAK_DB_PATH=db,  # type: ignore[call-arg]
-            group_edit_interval=3.0,
-            private_edit_interval=1.0,
-        )
-        limiter = AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
-        app = build_application(settings, tg.application_builder(), limiter)
-        async with running(app, poll_timeout=0.5):
-            gc.collect()
-            base = rss_bytes()
-            tracemalloc.start()
+        env = {
+            "BOT_TOKEN": tg.token,
+            "DURAK_BASE_URL": tg.base_url,
+            "DURAK_DB_PATH": str(db),
+            "DURAK_LOG_LEVEL": "WARNING",
+            "DURAK_DEFAULT_LANGUAGE": "en",
+            "DURAK_RATE_LIMITS": "retry-only",  # the fake server has no limits to pace for
+        }
+        async with BotProcess(env, db.parent) as bot:
+            assert bot.proc is not None
+            pid = bot.proc.pid
+            await tg.wait_for(lambda: tg.calls_to("getUpdates", include_pending=True), timeout=60)
+            await asyncio.sleep(1.0)
+            base = rss_bytes(pid)
             groups = []
             for t in range(tables):
                 a = await tg.create_user(f"A{t}")
@@ -104,16 +111,8 @@ async def main(tables: int, seconds: float, seed: int) -> None:
                 lambda: all(buttons(tg.last_message(tg.private_chat(u))) for u in users),
                 timeout=300,
             )
-            gc.collect()
-            per_table = (rss_bytes() - base) / tables
-            traced = tracemalloc.take_snapshot().statistics("filename")
-            tracemalloc.stop()
-            bot_bytes = sum(
-                stat.size
-                for stat in traced
-                if any(part in stat.traceback[0].filename for part in BOT_FILES)
-            )
-            bot_per_table = bot_bytes / tables
+            await asyncio.sleep(5.0)  # the last paced edits
+            per_table = (rss_bytes(pid) - base) / tables
             print(f"{tables} tables seated and dealt")
 
             def moves() -> int:
@@ -126,21 +125,26 @@ async def main(tables: int, seconds: float, seed: int) -> None:
             latencies: list[float] = []
             con = sqlite3.connect(db)
 
-            def current(table_data: str) -> bool:
-                table = int(table_data.split(".")[1], 36)
-                row = con.execute("SELECT version FROM tables WHERE table_id = ?", (table,))
-                return version_of(table_data) == row.fetchone()[0]
+            def stored_game(table: int) -> tuple[int, Game | None]:
+                version, text = con.execute(
+                    "SELECT version, game FROM tables WHERE table_id = ? AND status = 'playing'",
+                    (table,),
+                ).fetchone() or (0, None)
+                return version, Game.from_json(text) if text else None
 
             moves0 = moves()
             calls0 = len(tg.calls)
             stop = time.monotonic() + seconds
 
-            async def player(user: object) -> None:
+            async def player(user: object, table: int, seat: int) -> None:
                 while time.monotonic() < stop:
                     hand = tg.last_message(tg.private_chat(user))  # type: ignore[arg-type]
-                    data = [d for d in buttons(hand) if d[1] in PLAYS]
-                    if not data or not current(data[0]):
-                        await asyncio.sleep(0.2)  # nothing to do, or the hand is catching up
+                    version, game = stored_game(table)
+                    shown = buttons(hand)
+                    current = bool(shown) and Data.parse(shown[0]).version == version
+                    data = sensible(shown, game, seat) if game and current else []
+                    if not data or seat not in game.to_act():  # type: ignore[union-attr]
+                        await asyncio.sleep(0.2)  # not his move, or the hand is catching up
                         continue
                     began = time.perf_counter()
                     press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
@@ -149,7 +153,13 @@ async def main(tables: int, seconds: float, seed: int) -> None:
                     await asyncio.sleep(rng.uniform(0.5, 1.5))  # a person thinks
 
             began = time.monotonic()
-            await asyncio.gather(*(player(u) for u in users))
+            await asyncio.gather(
+                *(
+                    player(u, t + 1, seat)
+                    for t, (_, a, b) in enumerate(groups)
+                    for seat, u in enumerate((a, b))
+                )
+            )
             elapsed = time.monotonic() - began
             await asyncio.sleep(2.0)
             applied = moves() - moves0
@@ -163,15 +173,13 @@ async def main(tables: int, seconds: float, seed: int) -> None:
                 f"press-to-answer latency p50 {p50:.1f} ms, p99 {p99:.1f} ms  [target p99 <= 100]"
             )
             print(f"Bot API calls per applied action {calls / max(applied, 1):.2f}  [target <= 3]")
-            print(
-                f"memory per table: bot {bot_per_table / 1024:.0f} KB  [target <= 100]; "
-                f"whole process with the fake server {per_table / 1024:.0f} KB"
-            )
+            print(f"bot memory per table {per_table / 1024:.0f} KB  [target <= 100]")
             print(f"429s drawn: {len(tg.rate_limited)}")
             by_method: dict[str, int] = {}
             for call in tg.calls[calls0:]:
                 by_method[call.method] = by_method.get(call.method, 0) + 1
             print("calls by method:", dict(sorted(by_method.items(), key=lambda x: -x[1])))
+            await bot.stop()
 
 
 if __name__ == "__main__":

@@ -34,6 +34,10 @@ __all__ = ["AI_LEVELS", "Presenter"]
 log = logging.getLogger(__name__)
 
 AI_LEVELS = ("easy", "normal", "hard")
+
+NOTIFY_QUIET = 15.0
+"""Seconds without a notification before the game's turning to a player sends his hand
+anew (a notification); in a quick exchange he is looking at it already, so it is edited."""
 """Computer players' levels, in the order the lobby's buttons number them."""
 
 
@@ -51,6 +55,7 @@ class Presenter:
         self._titles: dict[int, str] = {}
         self._langs: dict[int, Lang] = {}
         self._blocked: set[int] = set()
+        self._notified: dict[tuple[int, int], float] = {}
         """Users the bot cannot write to: their hands wait until they come back."""
 
     # ------------------------------------------------------------------ helpers
@@ -170,6 +175,12 @@ class Presenter:
             if who.user_id is None or who.user_id in self._blocked:
                 continue
             fresh = notify and seat in waiting and seat not in before
+            if fresh:
+                now = time.monotonic()
+                last = self._notified.get((live.table_id, seat))
+                fresh = last is None or now - last >= NOTIFY_QUIET
+                if fresh:
+                    self._notified[(live.table_id, seat)] = now
             await self._draw_hand(live, seat, who.user_id, fresh=fresh)
 
     async def _draw_hand(
@@ -202,6 +213,7 @@ class Presenter:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
 
         ids = live.row.hand_message_ids
+        idle = game.result is None and seat not in game.to_act() and choice is None
         self._rt.out.show(
             self._hand_key(live, seat),
             user_id,
@@ -209,6 +221,8 @@ class Presenter:
             message_id=ids[seat] if seat < len(ids) else None,
             fresh=fresh,
             on_sent=sent,
+            # a player who cannot act only watches: his hand follows at the group's pace
+            interval=self._rt.settings.group_edit_interval if idle and selection is None else 0.0,
         )
 
     def redraw_for(

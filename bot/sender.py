@@ -47,6 +47,8 @@ class _Slot:
     fresh: bool = False
     worker: asyncio.Task[None] | None = None
     on_sent: Callable[[int | None], Awaitable[None]] | None = None
+    interval: float = 0.0
+    next_at: float = 0.0
 
 
 @dataclass(slots=True)
@@ -88,12 +90,15 @@ class Publisher:
         message_id: int | None = None,
         fresh: bool = False,
         on_sent: Callable[[int | None], Awaitable[None]] | None = None,
+        interval: float = 0.0,
     ) -> None:
         """Make slot ``key`` show ``content``: edit its message, or send one if it has none.
 
         ``fresh`` sends a new message at the bottom of the chat and deletes the old one
         (a notification). ``message_id`` adopts a message the slot should edit (after a
         restart). ``on_sent`` is told the slot's message id whenever it changes.
+        ``interval`` spaces this slot's own updates (besides the chat's pacing): content that
+        is not urgent waits and merges with what comes after it.
         """
         slot = self._slots.get(key)
         if slot is None or slot.chat_id != chat_id:
@@ -103,6 +108,7 @@ class Publisher:
         slot.thread_id = thread_id if thread_id is not None else slot.thread_id
         slot.wanted = content
         slot.fresh = slot.fresh or fresh
+        slot.interval = interval
         if on_sent is not None:
             slot.on_sent = on_sent
         if not self._closed and (slot.worker is None or slot.worker.done()):
@@ -209,10 +215,14 @@ class Publisher:
                     if wanted == slot.sent and not fresh:
                         slot.wanted = None
                         return
+                    wait = slot.next_at - time.monotonic()
+                    if wait > 0 and not fresh and slot.interval > 0:
+                        await asyncio.sleep(min(wait, slot.interval))
                     await self._pace(slot.chat_id, chat)
                     # the newest content, read after the pause: intermediate states are skipped
                     wanted, fresh = slot.wanted or wanted, slot.fresh
                     slot.wanted, slot.fresh = None, False
+                    slot.next_at = time.monotonic() + slot.interval
                     try:
                         await self._deliver(slot, wanted, fresh)
                     except RetryAfter:
