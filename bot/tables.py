@@ -9,12 +9,13 @@ only then tell people: the group's table message, each hand, the clocks. A refus
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, TableRow, TableStatus
@@ -152,7 +153,9 @@ class TableService:
             creator_id=creator.user_id,
             seats=(creator,),
         )
-        return self._adopt(row)
+        live = self._adopt(row)
+        log.info("table %s chat %s: lobby opened", row.table_id, chat_id)
+        return live
 
     async def _update_lobby(
         self,
@@ -239,6 +242,14 @@ class TableService:
         live.game = game
         live.deadline = deadline
         live.events.clear()
+        log.info(
+            "table %s chat %s: game %s started, %s players, seed %s",
+            live.table_id,
+            row.chat_id,
+            row.game_no,
+            players,
+            seed,
+        )
         return game
 
     # ------------------------------------------------------------------ playing
@@ -304,6 +315,23 @@ class TableService:
         )
         for event in events:
             live.events.append((trial.moves, event))
+        log.info(
+            "table %s chat %s: move %s %s",
+            live.table_id,
+            live.row.chat_id,
+            saved.seq,
+            _action_json(action),
+        )
+        if trial.result is not None:
+            result = trial.result
+            log.info(
+                "table %s chat %s: game over, durak %s, draw %s, pogony %s",
+                live.table_id,
+                live.row.chat_id,
+                result.durak,
+                result.draw,
+                result.pogony,
+            )
         return events
 
     async def resign(self, live: Live, user_id: int) -> list[Event]:
@@ -334,6 +362,7 @@ class TableService:
         await self._store.cancel_table(live.table_id, live.version)
         await self._reload(live)
         live.deadline = None
+        log.info("table %s chat %s: cancelled", live.table_id, live.row.chat_id)
 
     async def _reload(self, live: Live) -> None:
         row = await self._store.get_table(live.table_id)
@@ -385,12 +414,8 @@ class TableService:
 
 
 def _action_json(action: Action) -> str:
-    import json
-
     return json.dumps(action.to_dict(), separators=(",", ":"))
 
 
 def _replace_row(row: TableRow, **changes: Any) -> TableRow:
-    from dataclasses import replace
-
     return replace(row, **changes)
