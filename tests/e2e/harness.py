@@ -252,6 +252,14 @@ class Table:
             lambda: all(callback_buttons(self.hand(u)) for u in self.users), timeout=10
         )
 
+    async def seat_everyone(self) -> None:
+        """Everyone starts the bot, the first opens a lobby, the others join, and the first
+        starts the game: the usual way to a dealt table."""
+        await self.start_bots()
+        await self.open_lobby()
+        await self.join_all()
+        await self.start()
+
     def hand(self, user: FakeUser) -> FakeMessage | None:
         return self.tg.last_message(self.tg.private_chat(user))
 

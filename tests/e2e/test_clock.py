@@ -40,10 +40,7 @@ async def test_automatic_moves_finish_a_game_nobody_plays(tmp_path: Path) -> Non
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, rules)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             end = await tg.wait_for_message(
                 table.group,
                 lambda m: any(kind_of(d) == "m" for d in callback_buttons(m)),
@@ -71,10 +68,7 @@ async def test_out_of_time_is_durak(tmp_path: Path) -> None:
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, rules)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             started = stored(db, table.table_id)
             assert started.game is not None
             waited_on = started.game.waiting_on()
@@ -111,10 +105,7 @@ async def test_a_clock_that_ran_out_while_the_bot_was_down_fires_on_start(
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, rules)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
         started = stored(db, table.table_id)
         assert started.status == "playing" and started.game is not None
         waited_on = started.game.waiting_on()[0]

@@ -26,10 +26,7 @@ async def test_a_429_storm_is_waited_out_and_every_message_ends_up_current(
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, Rules(hand_size=3))
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 3)
             await table.wait_latest(db)
 
@@ -86,10 +83,7 @@ async def test_telegram_figures_with_the_bot_s_real_pacing_draw_no_429(tmp_path:
         await set_group_rules(db, table.group.id, Rules(hand_size=4))
         began = time.monotonic()
         async with bot_running(tg, db, settings=settings, rate_limiter=AIORateLimiter()):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             for _ in range(10):
                 await asyncio.sleep(0.5)
                 await table.play_moves(db, rng, 1)

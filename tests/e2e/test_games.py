@@ -49,10 +49,7 @@ async def test_a_complete_game_by_pressing_buttons(
         table = await Table.create(tg, players)
         await set_group_rules(db, table.group.id, rules)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             end = await table.play_to_end(random.Random(players))
         assert tg.rate_limited == [], "the bot never draws a 429 in normal play"
         games = replay_games(db)

@@ -32,10 +32,7 @@ RULES = Rules(hand_size=3)
 
 
 async def start_game(table: Table) -> None:
-    await table.start_bots()
-    await table.open_lobby()
-    await table.join_all()
-    await table.start()
+    await table.seat_everyone()
 
 
 def topic_texts(tg: FakeTelegramServer, table: Table) -> list[str]:

@@ -38,10 +38,7 @@ async def test_a_restart_redraws_without_blanking_the_messages(tmp_path: Path) -
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 3)
             await table.wait_latest(db)
         st = stored(db, table.table_id)
@@ -94,10 +91,7 @@ async def test_cancel_closes_the_hands(tmp_path: Path) -> None:
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
             await tg.send_command(table.users[0], table.group, "cancel")
@@ -122,10 +116,7 @@ async def test_a_player_back_from_blocking_gets_his_cards(tmp_path: Path) -> Non
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
             st = stored(db, table.table_id)
@@ -159,10 +150,7 @@ async def test_the_group_is_told_once_that_a_player_blocked_the_bot(tmp_path: Pa
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, rules)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await tg.block_bot(table.users[1])
             await tg.wait_for(
                 lambda: stored(db, table.table_id).moves >= 3, timeout=10, what="three moves"
@@ -187,10 +175,7 @@ async def test_newgame_during_a_game_leaves_no_stale_table_behind(tmp_path: Path
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
             old = tg.message(table.group, stored(db, table.table_id).group_message_id)  # type: ignore[arg-type]

@@ -27,10 +27,7 @@ async def test_a_game_survives_a_restart_in_the_same_messages(tmp_path: Path) ->
         table = await Table.create(tg, 3)
         await set_group_rules(db, table.group.id, Rules(hand_size=3))
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 8)
             await table.wait_latest(db)
         before = stored(db, table.table_id)

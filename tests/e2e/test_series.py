@@ -66,10 +66,7 @@ async def test_three_rematches_add_up_in_the_series(tmp_path: Path) -> None:
         await set_group_rules(db, table.group.id, RULES)
         windows: list[set[str]] = []
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             ends = []
             for game in range(3):
                 seen = set(group_texts(tg, table.group))
@@ -120,10 +117,7 @@ async def test_leave_makes_a_durak_and_cancel_counts_nothing(tmp_path: Path) -> 
         ann, bob = table.users
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await table.start_bots()
-            await table.open_lobby()
-            await table.join_all()
-            await table.start()
+            await table.seat_everyone()
             await table.play_moves(db, rng, 2)
 
             # /leave in the middle of a game: Bob gives up and is the durak.
