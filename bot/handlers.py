@@ -167,6 +167,30 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         presenter.adopt_messages(live)
         await presenter.redraw(live, [])
         log.info("table %s: game resumed", live.table_id)
+    if app.job_queue is not None:
+        app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
+
+
+async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Remove lobbies nobody started within a day; their messages say they expired."""
+    rt = runtime(context)
+    assert rt.store is not None
+    for row in await rt.store.purge_stale_lobbies():
+        rt.tables.forget(row.table_id)
+        if row.group_message_id is None:
+            continue
+        lang = await chat_lang(rt, row.chat_id)
+        try:
+            await context.bot.edit_message_text(
+                tr(lang, "lobby.alert.expired"),
+                chat_id=row.chat_id,
+                message_id=row.group_message_id,
+            )
+        except TelegramError as exc:
+            log.info(
+                "table %s chat %s: expired lobby not edited: %s", row.table_id, row.chat_id, exc
+            )
+        log.info("table %s chat %s: lobby expired", row.table_id, row.chat_id)
 
 
 async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
