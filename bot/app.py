@@ -12,7 +12,7 @@ from bot import callbacks as cb
 from bot.config import Settings
 from bot.ordering import TableOrder
 from bot.sender import Publisher
-from bot.store import SqliteStore, Store
+from bot.store import Store
 from bot.tables import TableService
 
 __all__ = ["Runtime", "build_application", "runtime"]
@@ -91,8 +91,3 @@ def build_application(
     app.bot_data["runtime"] = rt
     handlers.install(app, rt)
     return app
-
-
-async def open_runtime_store(rt: Runtime) -> Store:
-    """Open the store the settings name."""
-    return await SqliteStore.open(rt.settings.db_path)
