@@ -37,6 +37,13 @@ from engine import Game  # noqa: E402
 from engine.actions import Pass, Take  # noqa: E402
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_bytes(pid: int) -> int:
     """Resident memory of a process."""
     with open(f"/proc/{pid}/statm") as f:
@@ -134,6 +141,7 @@ async def main(tables: int, seconds: float, seed: int) -> None:
 
             moves0 = moves()
             calls0 = len(tg.calls)
+            cpu0 = cpu_seconds(pid)
             stop = time.monotonic() + seconds
 
             async def player(user: object, table: int, seat: int) -> None:
@@ -162,6 +170,7 @@ async def main(tables: int, seconds: float, seed: int) -> None:
             )
             elapsed = time.monotonic() - began
             await asyncio.sleep(2.0)
+            cpu = cpu_seconds(pid) - cpu0
             applied = moves() - moves0
             calls = sum(1 for c in tg.calls[calls0:] if c.method != "getUpdates")
             latencies.sort()
@@ -169,6 +178,10 @@ async def main(tables: int, seconds: float, seed: int) -> None:
             p99 = latencies[int(len(latencies) * 0.99)] * 1000
             print(f"presses {len(latencies)}, applied actions {applied} in {elapsed:.0f} s")
             print(f"actions/s {applied / elapsed:.1f}")
+            print(
+                f"bot CPU {cpu / max(applied, 1) * 1000:.1f} ms per applied action "
+                f"({cpu / elapsed * 100:.0f}% of one core)"
+            )
             print(
                 f"press-to-answer latency p50 {p50:.1f} ms, p99 {p99:.1f} ms  [target p99 <= 100]"
             )

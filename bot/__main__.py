@@ -193,6 +193,14 @@ def _rate_limiter(settings: Settings) -> AIORateLimiter:
     return AIORateLimiter(max_retries=3)
 
 
+def _quiet_exit() -> None:
+    """Start-up failed before PTB could close its HTTP sessions: the process exits now, so
+    aiohttp's notes about unclosed sessions at exit are noise after the one-line reason."""
+    logging.getLogger("asyncio").addFilter(
+        lambda record: not record.getMessage().startswith("Unclosed")
+    )
+
+
 def _run(settings: Settings) -> int:
     from telegram.error import InvalidToken, NetworkError, TelegramError
 
@@ -207,15 +215,18 @@ def _run(settings: Settings) -> int:
         else:
             app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
+        _quiet_exit()
         _say(f"BOT_TOKEN is invalid: the Bot API at {settings.base_url} refused it")
         return EXIT_CONFIG
     except ListenError as exc:
         _say(f"DURAK_WEBHOOK_LISTEN/DURAK_WEBHOOK_PORT: {exc}")
         return EXIT_CONFIG
     except NetworkError as exc:
+        _quiet_exit()
         _say(f"cannot reach the Bot API at {settings.base_url}: {exc}", settings.secrets())
         return EXIT_FAILED
     except TelegramError as exc:
+        _quiet_exit()
         _say(f"the Bot API refused to start the bot: {exc}", settings.secrets())
         return EXIT_FAILED
     except Exception:  # a bug: logged (one line, secrets redacted), not dumped raw

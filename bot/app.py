@@ -11,6 +11,7 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, Contex
 from bot import callbacks as cb
 from bot.config import Settings
 from bot.ordering import TableOrder
+from bot.request import AiohttpRequest
 from bot.sender import Publisher
 from bot.store import Store
 from bot.tables import TableService
@@ -81,7 +82,9 @@ def build_application(
             .base_file_url(settings.base_file_url)
         )
     app = (
-        builder.rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
+        builder.request(AiohttpRequest(connection_pool_size=256))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1))
+        .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)

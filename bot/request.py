@@ -1,0 +1,119 @@
+"""PTB's network layer on aiohttp.
+
+The default ``HTTPXRequest`` spends several milliseconds of CPU per Bot API call under
+asyncio (httpcore's pool bookkeeping through anyio); a busy bot makes a few calls per move,
+so that cost decides how many tables one process serves. aiohttp's client does the same
+work for a fraction of it (``bench/load.py`` shows the difference).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import aiohttp
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import ODVInput
+from telegram.error import NetworkError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+__all__ = ["AiohttpRequest"]
+
+log = logging.getLogger(__name__)
+
+
+class AiohttpRequest(BaseRequest):
+    """A :class:`telegram.request.BaseRequest` over one ``aiohttp.ClientSession``."""
+
+    __slots__ = (
+        "_connect_timeout",
+        "_pool_size",
+        "_pool_timeout",
+        "_read_timeout",
+        "_session",
+        "_write_timeout",
+    )
+
+    def __init__(
+        self,
+        connection_pool_size: int = 256,
+        read_timeout: float | None = 5.0,
+        write_timeout: float | None = 5.0,
+        connect_timeout: float | None = 5.0,
+        pool_timeout: float | None = 1.0,
+    ) -> None:
+        self._pool_size = connection_pool_size
+        self._read_timeout = read_timeout
+        self._write_timeout = write_timeout
+        self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        """The default read timeout."""
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        """Open the session (again, after a shutdown)."""
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self._pool_size),
+                headers={"User-Agent": self.USER_AGENT},
+            )
+
+    async def shutdown(self) -> None:
+        """Close the session."""
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        """Send one request; (status, body). Timeouts become ``TimedOut``, other failures
+        ``NetworkError``, as PTB expects."""
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("This AiohttpRequest is not initialized!")
+        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
+        connect = (
+            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        )
+        pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=pool,
+            sock_connect=connect,
+            sock_read=read,
+        )
+        body: aiohttp.FormData | dict[str, str] | None = None
+        if request_data is not None:
+            files = request_data.multipart_data
+            if files:
+                form = aiohttp.FormData()
+                for name, value in request_data.json_parameters.items():
+                    form.add_field(name, value)
+                for name, part in files.items():
+                    filename, content, mimetype = part
+                    form.add_field(name, content, filename=filename, content_type=mimetype)
+                body = form
+            else:
+                body = request_data.json_parameters
+        try:
+            async with session.request(method, url, data=body, timeout=timeout) as response:
+                content = await response.read()
+                log.debug("HTTP %s %s -> %s", method, url, response.status)
+                return response.status, content
+        except TimeoutError as exc:
+            raise TimedOut from exc
+        except aiohttp.ClientError as exc:
+            raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"AiohttpRequest(pool={self._pool_size})"
