@@ -302,6 +302,18 @@ class Presenter:
         )
         screen = r.render_end(game.result, self._players(live), lang, ctx)
         await self._rt.out.send(live.row.chat_id, _content(screen), thread_id=live.row.thread_id)
+        self._let_go(live)
+
+    def _let_go(self, live: Live) -> None:
+        """A finished or cancelled table leaves memory once its messages are drawn; its
+        buttons (Rematch, stale presses) load it again from the store."""
+        out = self._rt.out
+        out.retire(self._group_key(live))
+        for seat in range(len(live.row.seats)):
+            out.retire(self._hand_key(live, seat))
+            self._notified.pop((live.table_id, seat), None)
+        self._waiting.pop(live.table_id, None)
+        self._rt.tables.forget(live.table_id)
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
         """Show a settings page, an option's values, the AI picker, or the lobby again."""
@@ -367,6 +379,7 @@ class Presenter:
         self._show_group(live, r.Screen(r.render_cancelled(lang, by)))
         await self.close_hands(live, by)
         self._disarm(live)
+        self._let_go(live)
 
     async def close_hands(self, live: Live, by: str | None = None) -> None:
         """Replace every hand's keyboard by a note that the table is closed."""

@@ -49,6 +49,7 @@ class _Slot:
     on_sent: Callable[[int | None], Awaitable[None]] | None = None
     interval: float = 0.0
     next_at: float = 0.0
+    retired: bool = False
 
 
 @dataclass(slots=True)
@@ -109,6 +110,7 @@ class Publisher:
         slot.wanted = content
         slot.fresh = slot.fresh or fresh
         slot.interval = interval
+        slot.retired = False
         if on_sent is not None:
             slot.on_sent = on_sent
         if not self._closed and (slot.worker is None or slot.worker.done()):
@@ -124,6 +126,16 @@ class Publisher:
         elif slot.message_id is None:
             slot.message_id = message_id
 
+    def retire(self, key: Hashable) -> None:
+        """Stop tracking a slot once it shows what it was last asked to (a finished table's
+        messages), so memory does not grow with every game played."""
+        slot = self._slots.get(key)
+        if slot is None:
+            return
+        slot.retired = True
+        if (slot.worker is None or slot.worker.done()) and slot.wanted is None:
+            del self._slots[key]
+
     def forget(self, key: Hashable) -> int | None:
         """Stop tracking a slot (its message stays); returns its message id."""
         slot = self._slots.pop(key, None)
@@ -131,6 +143,10 @@ class Publisher:
             return None
         slot.wanted = None
         return slot.message_id
+
+    def tracked(self) -> int:
+        """How many messages the publisher keeps track of."""
+        return len(self._slots)
 
     def message_id(self, key: Hashable) -> int | None:
         """The message a slot shows now, if any."""
@@ -234,6 +250,9 @@ class Publisher:
             raise
         except Exception:
             log.exception("publishing %s failed", slot.key)
+        finally:
+            if slot.retired and slot.wanted is None and self._slots.get(slot.key) is slot:
+                del self._slots[slot.key]
 
     async def _deliver(self, slot: _Slot, content: Content, fresh: bool) -> None:
         old = slot.message_id

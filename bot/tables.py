@@ -125,7 +125,9 @@ class TableService:
                 log.exception("table %s: saved game unreadable", row.table_id)
         live = Live(row=row, rules=_parse_rules(row.rules), game=game, deadline=row.deadline)
         live.lock = self.lock(row.table_id)
-        self._tables[row.table_id] = live
+        if row.status in (TableStatus.LOBBY, TableStatus.PLAYING):
+            # finished and cancelled tables are read from the store when a button asks
+            self._tables[row.table_id] = live
         return live
 
     async def load_running(self) -> list[Live]:
@@ -169,7 +171,11 @@ class TableService:
             kwargs["seats"] = tuple(seats)
         if rules is not None:
             kwargs["rules"] = rules.model_dump_json()
-        await self._store.update_lobby(live.table_id, live.version, **kwargs)
+        try:
+            await self._store.update_lobby(live.table_id, live.version, **kwargs)
+        except StaleVersionError:
+            await self._reload(live)
+            raise Refused("outdated") from None
         fresh = await self._store.get_table(live.table_id)
         if fresh is None:
             raise Refused("table_gone")
@@ -235,9 +241,14 @@ class TableService:
             seed = random.SystemRandom().randrange(2**62)
         game = Game.new(live.rules, players=players, seed=seed, previous=previous)
         deadline = self.deadline_for(live.rules, game)
-        row = await self._store.start_game(
-            live.table_id, live.version, seed=seed, game=game.to_json(), deadline=deadline
-        )
+        try:
+            row = await self._store.start_game(
+                live.table_id, live.version, seed=seed, game=game.to_json(), deadline=deadline
+            )
+        except StaleVersionError:
+            await self._reload(live)
+            raise Refused("outdated") from None
+        self._tables[live.table_id] = live
         live.row = row
         live.game = game
         live.deadline = deadline

@@ -48,9 +48,14 @@ async def test_a_complete_game_by_pressing_buttons(
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         table = await Table.create(tg, players)
         await set_group_rules(db, table.group.id, rules)
-        async with bot_running(tg, db):
+        async with bot_running(tg, db) as app:
             await table.seat_everyone()
             end = await table.play_to_end(random.Random(players))
+            # a finished table leaves the bot's memory once its messages are drawn
+            rt = app.bot_data["runtime"]
+            await rt.out.flush()
+            assert rt.tables.cached(table.table_id) is None
+            assert rt.out.tracked() == 0
         assert tg.rate_limited == [], "the bot never draws a 429 in normal play"
         games = replay_games(db)
         assert len(games) == 1 and games[0].result is not None
