@@ -551,35 +551,23 @@ class Game:
     def _recap(self) -> None:
         """Recompute the bout's cap after the defender, his hand at the start, or a take
         changed. The stock and discard change only between bouts."""
-        d = self.def_start
-        rules = self.rules
-        if self._p5 or (rules.limit_lifts_when_stock_empty and not self.stock):
-            self._capv = d  # prostoy5: never more than the defender holds
-            return
-        cap = rules.bout_limit if rules.bout_limit < d else d
-        fbl = self._fbl
-        if fbl is not None and fbl < cap and not self.discard and not self.taking:
-            cap = fbl
-        self._capv = cap
+        self._capv = self._limit(self.def_start, self.taking)
 
     def _lead_cap(self, defender: int) -> int:
         """The limit on the number of attack cards against ``defender``, at a bout's start."""
-        d = len(self.hands[defender])
+        return self._limit(len(self.hands[defender]), taking=False)
+
+    def _limit(self, hand: int, taking: bool) -> int:
+        """Most attack cards against a defender who held ``hand`` cards when the bout began
+        (RULES.md §3.4); the first-bout limit lifts once he takes."""
         rules = self.rules
-        if rules.limit_lifts_when_stock_empty and not self.stock:
-            return d
-        cap = rules.bout_limit if rules.bout_limit < d else d
+        if self._p5 or (rules.limit_lifts_when_stock_empty and not self.stock):
+            return hand  # prostoy5: never more than the defender holds
+        cap = rules.bout_limit if rules.bout_limit < hand else hand
         fbl = self._fbl
-        if fbl is not None and fbl < cap and not self.discard:
+        if fbl is not None and fbl < cap and not self.discard and not taking:
             cap = fbl
         return cap
-
-    def _can_throw(self, seat: int) -> bool:
-        """Whether ``seat`` holds a card he could throw in now (ignoring turn order)."""
-        if len(self.att) >= self._capv:
-            return False
-        ranks = self._ranks
-        return any((ranks >> (c >> 2)) & 1 for c in self.hands[seat])
 
     def _pending_throwers(self) -> list[int]:
         """Throwers who have not passed and hold a legal throw-in, in clockwise order.

@@ -13,7 +13,7 @@ from .cards import Card, Suit
 from .game import BOUT, LEAD, Game
 from .result import Result
 
-__all__ = ["PublicView", "SeatView", "public_view", "seat_view", "sort_hand"]
+__all__ = ["PublicView", "SeatView", "public_view", "seat_view"]
 
 PHASES = ("lead", "bout", "over")
 
@@ -64,12 +64,6 @@ class SeatView:
     hand: tuple[Card, ...]
     actions: tuple[Action, ...]
     public: PublicView
-
-
-def sort_hand(cards: list[Card] | tuple[Card, ...], trump: int | None) -> tuple[Card, ...]:
-    """Cards by rank with trumps last; within a rank by suit (plain trumps: the hands in a
-    view are sorted by the game's own card order, which knows the modifiers)."""
-    return tuple(sorted(cards, key=lambda c: ((c & 3) == trump, c >> 2, c & 3)))
 
 
 def public_view(game: Game) -> PublicView:
