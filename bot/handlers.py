@@ -606,9 +606,9 @@ async def _table_button(
             await rt.tables.leave_lobby(live, user.id, decoded.version)
             await _answer(query, say(lang, "left"))
         elif isinstance(decoded, cb.Start | cb.Rematch):
-            if live.seat_of(user.id) is None and not await _may_manage(context, live, user.id):
-                raise Refused("not_allowed")
-            if isinstance(decoded, cb.Start) and not await _may_manage(context, live, user.id):
+            # the creator or an admin starts; anyone seated may ask for a rematch
+            seated = live.seat_of(user.id) is not None and isinstance(decoded, cb.Rematch)
+            if not seated and not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")
             problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
             if problem is not None:

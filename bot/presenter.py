@@ -341,36 +341,19 @@ class Presenter:
         self._app.create_task(self._repost(live))
 
     async def _repost(self, live: Live) -> None:
-        key = self._group_key(live)
-        old = self._rt.out.forget(key)
+        old = self._rt.out.forget(self._group_key(live))
         if old is not None:
             # the table moves to the bottom: the old copy goes, so no stale table remains
             try:
                 await self._app.bot.delete_message(live.row.chat_id, old)
             except TelegramError as exc:
                 log.info("table %s: old table message kept: %s", live.table_id, exc)
+        live.row = replace(live.row, group_message_id=None)
         lang = await self._group_lang(live)
         if live.game is not None and live.row.status == TableStatus.PLAYING:
-            screen = r.render_table(
-                live.game.public_view(),
-                self._players(live),
-                lang,
-                self._ctx(live),
-                rules=live.rules,
-            )
+            await self._draw_table(live, lang)
         else:
-            ctx = r.LobbyContext(
-                live.table_id, live.version, self._creator_name(live), self._rt.codec
-            )
-            screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
-
-        async def sent(message_id: int | None) -> None:
-            if message_id is not None:
-                await self._rt.tables.set_messages(live, group_message_id=message_id)
-
-        self._rt.out.show(
-            key, live.row.chat_id, _content(screen), thread_id=live.row.thread_id, on_sent=sent
-        )
+            await self._draw_lobby(live, lang)
 
     async def cancelled(self, live: Live, by: str | None) -> None:
         """The lobby or game was cancelled: say so in the group and in every hand, whose
