@@ -25,6 +25,7 @@ from bot.app import build_application
 from bot.config import Settings
 from bot.render import Player
 from bot.render.table import seat_lines, trump_line
+from bot.store import ChatRow, SqliteStore
 from engine import Game, Rules
 from engine.actions import Pass, Take, action_from_dict
 
@@ -511,13 +512,19 @@ def hidden_at_end(game: Game) -> set[str]:
     return hidden - public
 
 
-def group_texts(tg: FakeTelegramServer, chat: FakeChat) -> list[str]:
-    """Every text any bot message in the group ever showed (every revision)."""
+def group_texts(tg: FakeTelegramServer, chat: FakeChat, thread_id: int | None = None) -> list[str]:
+    """Every text any bot message in the group (or one topic) ever showed, every revision."""
     texts = []
-    for message in tg.messages(chat, from_bot=True, include_deleted=True):
-        texts += [revision.text for revision in message.history]
-        texts.append(message.text)
+    for message in tg.messages(chat, thread_id=thread_id, from_bot=True, include_deleted=True):
+        texts += [revision.text or "" for revision in message.history]
+        texts.append(message.text or "")
     return texts
+
+
+async def set_group_rules(db: Path, chat_id: int, rules: Rules) -> None:
+    """The group's default rules, as if chosen in an earlier lobby's settings."""
+    async with SqliteStore.open(db) as store:
+        await store.save_chat(ChatRow(chat_id, None, rules.model_dump_json(), None))
 
 
 def assert_no_hand_card_in_group(

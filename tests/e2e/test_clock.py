@@ -19,9 +19,9 @@ from .harness import (
     kind_of,
     query,
     replay_games,
+    set_group_rules,
     stored,
 )
-from .test_games import set_group_rules
 
 
 async def test_automatic_moves_finish_a_game_nobody_plays(tmp_path: Path) -> None:

@@ -13,8 +13,14 @@ from telegram.ext import AIORateLimiter
 from bot.config import Settings
 from engine import Rules
 
-from .harness import Table, assert_no_hand_card_in_group, bot_running, replay_games, stored
-from .test_games import set_group_rules
+from .harness import (
+    Table,
+    assert_no_hand_card_in_group,
+    bot_running,
+    replay_games,
+    set_group_rules,
+    stored,
+)
 
 
 async def test_a_429_storm_is_waited_out_and_every_message_ends_up_current(

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from fake_telegram import FakeTelegramServer, Limits
 
-from bot.store import ChatRow, SqliteStore
 from engine import Rules
 
 from .harness import (
@@ -17,13 +16,8 @@ from .harness import (
     bot_running,
     callback_buttons,
     replay_games,
+    set_group_rules,
 )
-
-
-async def set_group_rules(db: Path, chat_id: int, rules: Rules) -> None:
-    """The group's default rules, as if chosen in an earlier lobby's settings."""
-    async with SqliteStore.open(db) as store:
-        await store.save_chat(ChatRow(chat_id, None, rules.model_dump_json(), None))
 
 
 @pytest.mark.parametrize(

@@ -21,29 +21,14 @@ from .harness import (
     kind_of,
     query,
     replay_games,
+    set_group_rules,
     snapshot,
     stored,
     tally,
     url_buttons,
 )
-from .test_games import set_group_rules
 
 RULES = Rules(hand_size=3)
-
-
-async def start_game(table: Table) -> None:
-    await table.seat_everyone()
-
-
-def topic_texts(tg: FakeTelegramServer, table: Table) -> list[str]:
-    """Every text any bot message in the table's topic ever showed."""
-    texts = []
-    for message in tg.messages(
-        table.group, thread_id=table.thread_id, from_bot=True, include_deleted=True
-    ):
-        texts += [revision.text or "" for revision in message.history]
-        texts.append(message.text or "")
-    return texts
 
 
 async def test_forum_tables_stay_in_their_topics(tmp_path: Path) -> None:
@@ -93,7 +78,7 @@ async def test_forum_tables_stay_in_their_topics(tmp_path: Path) -> None:
             expected_tally(games[1:], second.users)
         ), "one series for the whole group"
         for table, game in zip(tables, games, strict=True):
-            assert_no_hand_card_in(topic_texts(tg, table), [game])
+            assert_no_hand_card_in(group_texts(tg, table.group, table.thread_id), [game])
         assert tg.rate_limited == []
 
 
@@ -104,7 +89,7 @@ async def test_removing_the_bot_ends_its_table(tmp_path: Path) -> None:
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await start_game(table)
+            await table.seat_everyone()
             await table.play_moves(db, rng, 3)
             await table.wait_latest(db)
             ann = table.users[0]
@@ -152,7 +137,7 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_table_and_tally(
         old = table.group
         await set_group_rules(db, old.id, RULES)
         async with bot_running(tg, db):
-            await start_game(table)
+            await table.seat_everyone()
             first_end = await table.finish(db, rng)
             first = replay_games(db)[0].result
             assert first is not None
@@ -202,7 +187,7 @@ async def test_a_player_who_blocks_the_bot_is_shown_the_way_back(tmp_path: Path)
         table = await Table.create(tg, 2)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await start_game(table)
+            await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
             st = stored(db, table.table_id)

@@ -18,10 +18,10 @@ from .harness import (
     kind_of,
     query,
     replay_games,
+    set_group_rules,
     snapshot,
     stored,
 )
-from .test_games import set_group_rules
 
 OUTDATED = "That button is outdated"
 UNREADABLE = "I cannot read that button."

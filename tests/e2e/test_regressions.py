@@ -18,11 +18,11 @@ from .harness import (
     Table,
     bot_running,
     callback_buttons,
+    set_group_rules,
     stored,
     tapped_cards,
     url_buttons,
 )
-from .test_games import set_group_rules
 
 RULES = Rules(hand_size=3)
 

@@ -15,9 +15,9 @@ from .harness import (
     bot_running,
     query,
     replay_games,
+    set_group_rules,
     stored,
 )
-from .test_games import set_group_rules
 
 
 async def test_a_game_survives_a_restart_in_the_same_messages(tmp_path: Path) -> None:

@@ -20,11 +20,11 @@ from .harness import (
     kind_of,
     query,
     replay_games,
+    set_group_rules,
     snapshot,
     stored,
     tally,
 )
-from .test_games import set_group_rules
 
 RULES = Rules(hand_size=3)
 
