@@ -29,11 +29,12 @@ import json
 import os
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import aiosqlite
 
@@ -164,6 +165,56 @@ class Opening:
             await self._store.close()
 
 
+R = TypeVar("R")
+
+
+class _RowCache(Generic[R]):
+    """The chat and user rows most recently read or written, so that drawing every move
+    does not ask the database for languages it already knows.
+
+    The store is the database's only writer, and every write of these rows goes through
+    it and updates the cache. A read that started before a write (``generation`` changed
+    meanwhile) is not cached, so an older row never overwrites a newer one.
+    """
+
+    __slots__ = ("_rows", "generation", "size")
+
+    def __init__(self, size: int = 20_000) -> None:
+        self._rows: OrderedDict[int, R | None] = OrderedDict()
+        self.generation = 0
+        self.size = size
+
+    def get(self, key: int) -> tuple[bool, R | None]:
+        """(True, row) when the row (or its absence) is known."""
+        rows = self._rows
+        if key not in rows:
+            return False, None
+        rows.move_to_end(key)
+        return True, rows[key]
+
+    def put(self, key: int, row: R | None, generation: int) -> None:
+        """Remember a row read when the cache was at ``generation``."""
+        if generation != self.generation:
+            return
+        self._rows[key] = row
+        self._rows.move_to_end(key)
+        if len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+    def wrote(self, key: int, row: R) -> None:
+        """A row was written: it is what the database holds now."""
+        self.generation += 1
+        self._rows[key] = row
+        self._rows.move_to_end(key)
+        if len(self._rows) > self.size:
+            self._rows.popitem(last=False)
+
+    def drop(self, key: int) -> None:
+        """A row changed in a way the cache does not mirror: read it again next time."""
+        self.generation += 1
+        self._rows.pop(key, None)
+
+
 class SqliteStore:
     """Everything the bot keeps, in one SQLite file. Open with :meth:`open`."""
 
@@ -174,6 +225,8 @@ class SqliteStore:
         self._clock = clock
         self._lock = asyncio.Lock()
         self._closed = False
+        self._chats: _RowCache[ChatRow] = _RowCache()
+        self._users: _RowCache[UserRow] = _RowCache()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -340,11 +393,17 @@ class SqliteStore:
 
     async def get_chat(self, chat_id: int) -> ChatRow | None:
         """The chat's settings, or None if the bot never saved any."""
+        found, row = self._chats.get(chat_id)
+        if found:
+            return row
+        generation = self._chats.generation
         rows = await self._fetch(
             "SELECT chat_id, language, default_rules, thread_id FROM chats WHERE chat_id = ?",
             (chat_id,),
         )
-        return ChatRow(*rows[0]) if rows else None
+        row = ChatRow(*rows[0]) if rows else None
+        self._chats.put(chat_id, row, generation)
+        return row
 
     async def save_chat(self, chat: ChatRow) -> None:
         """Insert or replace the chat's settings."""
@@ -355,6 +414,7 @@ class SqliteStore:
             "thread_id = excluded.thread_id, updated_at = excluded.updated_at",
             (chat.chat_id, chat.language, chat.default_rules, chat.thread_id, self._clock()),
         )
+        self._chats.wrote(chat.chat_id, chat)
 
     async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
         """Move everything of a group to its new id (a group upgraded to a supergroup).
@@ -400,18 +460,25 @@ class SqliteStore:
             )
             await db.execute_fetchall("DELETE FROM tallies WHERE chat_id = ?", (old,))
 
-        await self._write(body)
+        try:
+            await self._write(body)
+        finally:
+            self._chats.drop(old)
+            self._chats.drop(new)
 
     async def get_user(self, user_id: int) -> UserRow | None:
         """The user, or None if never seen."""
+        found, row = self._users.get(user_id)
+        if found:
+            return row
+        generation = self._users.generation
         rows = await self._fetch(
             "SELECT user_id, name, language, can_message FROM users WHERE user_id = ?",
             (user_id,),
         )
-        if not rows:
-            return None
-        r = rows[0]
-        return UserRow(r[0], r[1], r[2], bool(r[3]))
+        row = UserRow(rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
+        self._users.put(user_id, row, generation)
+        return row
 
     async def get_users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
         """The known users among ``user_ids``, by id."""
@@ -434,13 +501,18 @@ class SqliteStore:
             "can_message = excluded.can_message, updated_at = excluded.updated_at",
             (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
         )
+        self._users.wrote(user.user_id, user)
 
     async def set_can_message(self, user_id: int, can_message: bool) -> None:
         """Record whether the bot may message the user (e.g. after /start, or a 403)."""
-        rows = await self._write_one(
-            "UPDATE users SET can_message = ?, updated_at = ? WHERE user_id = ? RETURNING user_id",
-            (int(can_message), self._clock(), user_id),
-        )
+        try:
+            rows = await self._write_one(
+                "UPDATE users SET can_message = ?, updated_at = ? "
+                "WHERE user_id = ? RETURNING user_id",
+                (int(can_message), self._clock(), user_id),
+            )
+        finally:
+            self._users.drop(user_id)
         if not rows:
             raise StoreError(f"user {user_id} is unknown; save_user first")
 

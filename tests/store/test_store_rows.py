@@ -1,0 +1,80 @@
+"""Chat and user rows read back exactly as last written, however reads and writes interleave
+(the store keeps recent rows in memory so drawing a move does not ask the database)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.store import ChatRow, SqliteStore, UserRow
+
+
+def on_disk(db_path: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
+    con = sqlite3.connect(db_path)
+    try:
+        return con.execute(sql, params).fetchall()
+    finally:
+        con.close()
+
+
+async def test_user_rows_follow_every_write(store: SqliteStore, db_path: Path) -> None:
+    assert await store.get_user(7) is None  # the absence is remembered too
+    await store.save_user(UserRow(7, "Ann", None, False))
+    assert await store.get_user(7) == UserRow(7, "Ann", None, False)
+    await store.set_can_message(7, True)
+    assert await store.get_user(7) == UserRow(7, "Ann", None, True)
+    await store.save_user(UserRow(7, "Ann K", "ru", True))
+    assert await store.get_user(7) == UserRow(7, "Ann K", "ru", True)
+    assert on_disk(db_path, "SELECT name, language, can_message FROM users") == [("Ann K", "ru", 1)]
+    assert await store.get_users([7, 8]) == {7: UserRow(7, "Ann K", "ru", True)}
+
+
+async def test_chat_rows_follow_writes_and_migration(store: SqliteStore) -> None:
+    assert await store.get_chat(-1) is None
+    await store.save_chat(ChatRow(-1, "en", '{"hand_size":3}', None))
+    assert await store.get_chat(-1) == ChatRow(-1, "en", '{"hand_size":3}', None)
+    assert await store.get_chat(-1002) is None
+    await store.migrate_chat(-1, -1002)
+    assert await store.get_chat(-1) is None
+    assert await store.get_chat(-1002) == ChatRow(-1002, "en", '{"hand_size":3}', None)
+
+
+async def test_a_read_racing_a_write_never_brings_back_the_old_row(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worst interleaving: a read fetches the old row, a write lands, and only then
+    does the read resume. The old row must not become what later reads see."""
+    await store.save_user(UserRow(5, "Bob", None, False))
+    store._users.drop(5)  # forget it, so the next read goes to the database
+    fetched = asyncio.Event()
+    written = asyncio.Event()
+    fetch = store._fetch
+
+    async def slow_fetch(sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        rows = await fetch(sql, params)
+        fetched.set()
+        await written.wait()
+        return rows
+
+    monkeypatch.setattr(store, "_fetch", slow_fetch)
+    read = asyncio.ensure_future(store.get_user(5))
+    await fetched.wait()
+    monkeypatch.setattr(store, "_fetch", fetch)
+    await store.save_user(UserRow(5, "Bob", "ru", True))
+    written.set()
+    assert await read == UserRow(5, "Bob", None, False)  # it began before the write
+    assert await store.get_user(5) == UserRow(5, "Bob", "ru", True)
+
+
+async def test_rows_survive_reopening(db_path: Path) -> None:
+    async with SqliteStore.open(db_path) as store:
+        await store.save_user(UserRow(9, "Cid", "en", True))
+        await store.save_chat(ChatRow(-9, "ru"))
+    async with SqliteStore.open(db_path) as store:
+        assert await store.get_user(9) == UserRow(9, "Cid", "en", True)
+        assert await store.get_chat(-9) == ChatRow(-9, "ru")
