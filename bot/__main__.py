@@ -21,7 +21,7 @@ import sqlite3
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -201,6 +201,16 @@ def _quiet_exit() -> None:
     )
 
 
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where it is installed (not on Windows): the same work for
+    markedly less CPU per move; else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        return None
+    return uvloop.new_event_loop
+
+
 def _run(settings: Settings) -> int:
     from telegram.error import InvalidToken, NetworkError, TelegramError
 
@@ -209,10 +219,13 @@ def _run(settings: Settings) -> int:
 
     app = build_application(settings, rate_limiter=_rate_limiter(settings))
     log.info("starting: %s", settings.summary())
+    loop_factory = _loop_factory()
     try:
         if settings.mode == "webhook":
-            run_webhook(app, settings)
+            run_webhook(app, settings, loop_factory)
         else:
+            if loop_factory is not None:
+                asyncio.set_event_loop(loop_factory())  # run_polling runs on the current loop
             app.run_polling(allowed_updates=ALLOWED_UPDATES)
     except InvalidToken:
         _quiet_exit()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -33,6 +34,14 @@ class Runtime:
     publisher: Publisher | None = None
     bot_username: str = ""
     extras: dict[str, object] = field(default_factory=dict)
+    user_locks: tuple[asyncio.Lock, ...] = field(
+        default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
+    )
+    """Striped locks serializing each user's read-modify-write of his stored row."""
+
+    def user_lock(self, user_id: int) -> asyncio.Lock:
+        """The lock guarding one user's stored row (shared with a few other users)."""
+        return self.user_locks[user_id % len(self.user_locks)]
 
     @property
     def tables(self) -> TableService:

@@ -179,6 +179,13 @@ class Settings(BaseSettings):
         le=60,
         description="Seconds between two edits in one player's private chat.",
     )
+    notify_after: float = Field(
+        15.0,
+        ge=0,
+        le=3600,
+        description="Seconds a player must have been away (no notification, no press of "
+        "his) before his turn sends his hand anew, which notifies him; sooner, it is edited.",
+    )
     ai_delay: float = Field(
         1.0,
         ge=0,

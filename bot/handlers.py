@@ -235,19 +235,25 @@ def _name(user: User) -> str:
     return user.full_name or user.username or str(user.id)
 
 
-async def _remember(rt: Runtime, user: User, *, started: bool | None = None) -> UserRow:
-    """Save the user's name (and whether we may write to him); his stored row."""
+async def _remember(
+    rt: Runtime, user: User, *, started: bool | None = None, language: str | None = None
+) -> UserRow:
+    """Save the user's name (and whether we may write to him, and his /lang choice); his
+    stored row. One user's updates in different chats run concurrently, so the read and
+    the write happen under his lock: a /start is never undone by a group command."""
     assert rt.store is not None
-    known = await rt.store.get_user(user.id)
-    can = started if started is not None else (known.can_message if known else False)
-    # his /lang choice if he made one, else the language of his Telegram app
-    language = known.language if known is not None and known.language else None
-    if language is None and user.language_code:
-        language = pick_lang(user.language_code)
-    row = UserRow(user.id, _name(user), language, can)
-    if known != row:
-        await rt.store.save_user(row)
-    return row
+    async with rt.user_lock(user.id):
+        known = await rt.store.get_user(user.id)
+        can = started if started is not None else (known.can_message if known else False)
+        # his /lang choice if he made one, else the language of his Telegram app
+        if language is None and known is not None and known.language:
+            language = known.language
+        if language is None and user.language_code:
+            language = pick_lang(user.language_code)
+        row = UserRow(user.id, _name(user), language, can)
+        if known != row:
+            await rt.store.save_user(row)
+        return row
 
 
 async def user_lang(rt: Runtime, user: User | None) -> Lang:
@@ -310,11 +316,9 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await rt.tables.leave_lobby(live, user.id)
             await rt.out.send(
                 chat.id,
-                Content(
-                    *_screen(
-                        r.render_need_private(
-                            lang, rt.bot_username, live.table_id, known.name, rt.codec
-                        )
+                _content(
+                    r.render_need_private(
+                        lang, rt.bot_username, live.table_id, known.name, rt.codec
                     )
                 ),
                 thread_id=thread,
@@ -566,8 +570,7 @@ async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
     message = query.message
     chat_id = message.chat.id if message is not None else query.from_user.id
     if chat_id > 0:
-        known = await _remember(rt, query.from_user)
-        await rt.store.save_user(UserRow(known.user_id, known.name, lang, known.can_message))
+        await _remember(rt, query.from_user, language=lang)
     else:
         row = await rt.store.get_chat(chat_id)
         await rt.store.save_chat(
@@ -683,6 +686,7 @@ async def _hand_button(
         if seat is None:
             await _answer(query, say(lang, "not_yours"), alert=True)
             return
+        presenter.looked(live, user.id)
         game = live.game
         if game is None or live.row.status != TableStatus.PLAYING:
             finished = live.row.status == TableStatus.FINISHED
@@ -770,6 +774,10 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("error handling update %r", update, exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
         await _answer(update.callback_query)
+
+
+def _content(screen: r.Screen) -> Content:
+    return Content(screen.text, screen.keyboard)
 
 
 def _screen(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:

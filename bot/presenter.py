@@ -8,14 +8,16 @@ The group sees only the public view; each private chat sees only its seat's view
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Hashable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes
+from telegram.ext import Application, ContextTypes, Job
 
 from bot import callbacks as cb
 from bot import render as r
@@ -34,15 +36,19 @@ __all__ = ["AI_LEVELS", "Presenter"]
 log = logging.getLogger(__name__)
 
 AI_LEVELS = ("easy", "normal", "hard")
-
-NOTIFY_QUIET = 15.0
-"""Seconds without a notification before the game's turning to a player sends his hand
-anew (a notification); in a quick exchange he is looking at it already, so it is edited."""
 """Computer players' levels, in the order the lobby's buttons number them."""
 
 
+def _unschedule(job: Job[Any] | None) -> None:
+    """Remove a pending job (one that has run or is running already is left be)."""
+    if job is None or job.removed:
+        return
+    with contextlib.suppress(JobLookupError):
+        job.schedule_removal()
+
+
 def _content(screen: r.Screen) -> Content:
-    return Content(screen.text, r.to_markup(screen.keyboard))
+    return Content(screen.text, screen.keyboard)
 
 
 class Presenter:
@@ -55,8 +61,13 @@ class Presenter:
         self._titles: dict[int, str] = {}
         self._langs: dict[int, Lang] = {}
         self._blocked: set[int] = set()
-        self._notified: dict[tuple[int, int], float] = {}
         """Users the bot cannot write to: their hands wait until they come back."""
+        self._notified: dict[tuple[int, int], float] = {}
+        """When each (table, seat) was last notified or last pressed a button."""
+        self._clocks: dict[int, Job[Any]] = {}
+        """Each table's pending clock (one at most)."""
+        self._ai_jobs: dict[int, Job[Any]] = {}
+        """Each table's pending computer move (one at most)."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -178,7 +189,7 @@ class Presenter:
             if fresh:
                 now = time.monotonic()
                 last = self._notified.get((live.table_id, seat))
-                fresh = last is None or now - last >= NOTIFY_QUIET
+                fresh = last is None or now - last >= self._rt.settings.notify_after
                 if fresh:
                     self._notified[(live.table_id, seat)] = now
             await self._draw_hand(live, seat, who.user_id, fresh=fresh)
@@ -224,6 +235,13 @@ class Presenter:
             # a player who cannot act only watches: his hand follows at the group's pace
             interval=self._rt.settings.group_edit_interval if idle and selection is None else 0.0,
         )
+
+    def looked(self, live: Live, user_id: int) -> None:
+        """A player pressed one of his buttons: he has his hand before his eyes, so for
+        a while his turn edits it in place instead of sending it anew."""
+        seat = live.seat_of(user_id)
+        if seat is not None:
+            self._notified[(live.table_id, seat)] = time.monotonic()
 
     def redraw_for(
         self,
@@ -313,6 +331,8 @@ class Presenter:
             out.retire(self._hand_key(live, seat))
             self._notified.pop((live.table_id, seat), None)
         self._waiting.pop(live.table_id, None)
+        self._disarm(live)
+        _unschedule(self._ai_jobs.pop(live.table_id, None))
         self._rt.tables.forget(live.table_id)
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
@@ -387,24 +407,22 @@ class Presenter:
         return f"clock:{live.table_id}"
 
     def _disarm(self, live: Live) -> None:
-        queue = self._app.job_queue
-        if queue is None:
-            return
-        for job in queue.get_jobs_by_name(self._job_name(live)):
-            job.schedule_removal()
+        _unschedule(self._clocks.pop(live.table_id, None))
 
     def _arm_clock(self, live: Live) -> None:
         """Set the table's clock to its deadline (replacing the previous one)."""
-        self._disarm(live)
         queue = self._app.job_queue
         if queue is None or live.deadline is None or live.row.status != TableStatus.PLAYING:
+            self._disarm(live)
             return
+        data = (live.table_id, live.version, live.deadline)
+        armed = self._clocks.get(live.table_id)
+        if armed is not None and armed.data == data and not armed.removed:
+            return  # a redraw without a move: the clock runs on
+        self._disarm(live)
         delay = max(0.0, live.deadline - time.time())
-        queue.run_once(
-            self._clock_job,
-            delay,
-            data=(live.table_id, live.version),
-            name=self._job_name(live),
+        self._clocks[live.table_id] = queue.run_once(
+            self._clock_job, delay, data=data, name=self._job_name(live)
         )
 
     async def _clock_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -412,7 +430,9 @@ class Presenter:
         if job is None:
             return
         data: Any = job.data
-        table_id, version = data
+        table_id, version, _deadline = data
+        if self._clocks.get(table_id) is job:
+            del self._clocks[table_id]  # it has run: nothing to remove later
         live = await self._rt.tables.get(table_id)
         if live is None:
             return
@@ -445,11 +465,11 @@ class Presenter:
         seat = self._ai_seat(live)
         if queue is None or seat is None:
             return
-        name = f"ai:{live.table_id}"
-        for job in queue.get_jobs_by_name(name):
-            job.schedule_removal()
+        _unschedule(self._ai_jobs.pop(live.table_id, None))
         delay = self._rt.settings.ai_delay
-        queue.run_once(self._ai_job, delay, data=(live.table_id, live.version), name=name)
+        self._ai_jobs[live.table_id] = queue.run_once(
+            self._ai_job, delay, data=(live.table_id, live.version), name=f"ai:{live.table_id}"
+        )
 
     async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         from engine.ai import make_player
@@ -459,6 +479,8 @@ class Presenter:
             return
         data: Any = job.data
         table_id, version = data
+        if self._ai_jobs.get(table_id) is job:
+            del self._ai_jobs[table_id]
         live = await self._rt.tables.get(table_id)
         if live is None:
             return

@@ -8,6 +8,7 @@ work for a fraction of it (``bench/load.py`` shows the difference).
 
 from __future__ import annotations
 
+import json
 import logging
 
 import aiohttp
@@ -19,6 +20,8 @@ from telegram.request import BaseRequest, RequestData
 __all__ = ["AiohttpRequest"]
 
 log = logging.getLogger(__name__)
+
+_JSON = {"Content-Type": "application/json"}
 
 
 class AiohttpRequest(BaseRequest):
@@ -92,7 +95,8 @@ class AiohttpRequest(BaseRequest):
             sock_connect=connect,
             sock_read=read,
         )
-        body: aiohttp.FormData | dict[str, str] | None = None
+        body: aiohttp.FormData | bytes | None = None
+        headers: dict[str, str] | None = None
         if request_data is not None:
             files = request_data.multipart_data
             if files:
@@ -104,9 +108,13 @@ class AiohttpRequest(BaseRequest):
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 body = form
             else:
-                body = request_data.json_parameters
+                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
+                body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+                headers = _JSON
         try:
-            async with session.request(method, url, data=body, timeout=timeout) as response:
+            async with session.request(
+                method, url, data=body, headers=headers, timeout=timeout
+            ) as response:
                 content = await response.read()
                 log.debug("HTTP %s %s -> %s", method, url, response.status)
                 return response.status, content

@@ -15,11 +15,12 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, Final, TypeVar
 
-from telegram import Bot, InlineKeyboardMarkup
-from telegram.constants import ParseMode
+from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+
+from bot.render import Keyboard, reply_markup
 
 __all__ = ["Content", "Publisher"]
 
@@ -33,7 +34,21 @@ class Content:
     """What a message shows: HTML text and an optional inline keyboard."""
 
     text: str
-    markup: InlineKeyboardMarkup | None = None
+    keyboard: Keyboard | None = None
+
+    def params(self) -> dict[str, Any]:
+        """The Bot API parameters that draw this content."""
+        params: dict[str, Any] = {
+            "text": self.text,
+            "parse_mode": "HTML",
+            "link_preview_options": _NO_PREVIEW,
+        }
+        if self.keyboard is not None:
+            params["reply_markup"] = reply_markup(self.keyboard)
+        return params
+
+
+_NO_PREVIEW: Final = {"is_disabled": True}
 
 
 @dataclass(slots=True)
@@ -163,15 +178,7 @@ class Publisher:
                 await self._pace(chat_id, chat)
                 try:
                     message = await self._call(
-                        chat_id,
-                        self._bot.send_message(
-                            chat_id,
-                            content.text,
-                            parse_mode=ParseMode.HTML,
-                            reply_markup=content.markup,
-                            message_thread_id=thread_id,
-                            disable_web_page_preview=True,
-                        ),
+                        chat_id, self._api("sendMessage", chat_id, content, thread_id=thread_id)
                     )
                 except RetryAfter:
                     continue  # waited out in _call
@@ -181,7 +188,7 @@ class Publisher:
                 except TelegramError as exc:
                     log.warning("chat %s: message not sent: %s", chat_id, exc)
                     return None
-            return message.message_id
+            return int(message["message_id"])
         return None
 
     async def flush(self, timeout: float = 30.0) -> None:
@@ -260,14 +267,7 @@ class Publisher:
             try:
                 await self._call(
                     slot.chat_id,
-                    self._bot.edit_message_text(
-                        content.text,
-                        chat_id=slot.chat_id,
-                        message_id=old,
-                        parse_mode=ParseMode.HTML,
-                        reply_markup=content.markup,
-                        disable_web_page_preview=True,
-                    ),
+                    self._api("editMessageText", slot.chat_id, content, message_id=old),
                 )
                 slot.sent = content
                 return
@@ -286,14 +286,7 @@ class Publisher:
         try:
             message = await self._call(
                 slot.chat_id,
-                self._bot.send_message(
-                    slot.chat_id,
-                    content.text,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=content.markup,
-                    message_thread_id=slot.thread_id,
-                    disable_web_page_preview=True,
-                ),
+                self._api("sendMessage", slot.chat_id, content, thread_id=slot.thread_id),
             )
         except Forbidden:
             await self._blocked(slot.chat_id)
@@ -301,15 +294,37 @@ class Publisher:
         except BadRequest as exc:
             log.warning("chat %s: message refused: %s", slot.chat_id, exc)
             return
-        if message is None:
+        if not isinstance(message, dict):
             return
-        slot.message_id = message.message_id
+        slot.message_id = int(message["message_id"])
         slot.sent = content
         if old is not None:
             with contextlib.suppress(TelegramError):
                 await self._bot.delete_message(slot.chat_id, old)
         if slot.on_sent is not None:
             await slot.on_sent(slot.message_id)
+
+    async def _api(
+        self,
+        method: str,
+        chat_id: int,
+        content: Content,
+        *,
+        message_id: int | None = None,
+        thread_id: int | None = None,
+    ) -> Any:
+        """Send or edit through the bot's request path (defaults, rate limiter, errors as
+        PTB raises them) without building PTB objects: the keyboard goes as plain JSON and
+        the returned message stays a dict. The typed methods would parse every returned
+        message, keyboard and all, only for us to read its id; on a busy bot that parsing
+        was a good part of the CPU spent per move."""
+        params = content.params()
+        params["chat_id"] = chat_id
+        if message_id is not None:
+            params["message_id"] = message_id
+        if thread_id is not None:
+            params["message_thread_id"] = thread_id
+        return await self._bot._post(method, params)
 
     async def _call(self, chat_id: int, request: Awaitable[T]) -> T:
         """Run a request; a flood wait the rate limiter gave up on is waited out once."""

@@ -19,6 +19,7 @@ import hmac
 import json
 import logging
 import signal
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
@@ -259,8 +260,12 @@ async def serve_webhook(
         await server.close()
 
 
-def run_webhook(app: AnyApp, settings: Settings) -> None:
-    """Run in webhook mode until SIGINT or SIGTERM."""
+def run_webhook(
+    app: AnyApp,
+    settings: Settings,
+    loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
+) -> None:
+    """Run in webhook mode until SIGINT or SIGTERM (on a loop from ``loop_factory``)."""
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -270,4 +275,5 @@ def run_webhook(app: AnyApp, settings: Settings) -> None:
                 loop.add_signal_handler(sig, stop.set)
         await serve_webhook(app, settings, stop)
 
-    asyncio.run(main())
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        runner.run(main())

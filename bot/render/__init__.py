@@ -28,7 +28,7 @@ from .lobby import (
     render_lobby,
     render_need_private,
 )
-from .markup import to_markup
+from .markup import reply_markup, to_markup
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
     SettingError,
@@ -103,6 +103,7 @@ __all__ = [
     "render_start",
     "render_stats",
     "render_table",
+    "reply_markup",
     "resolve_play",
     "resolve_tap",
     "rules_summary",

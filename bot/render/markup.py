@@ -6,7 +6,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from .common import Button, Keyboard
 
-__all__ = ["to_button", "to_markup"]
+__all__ = ["reply_markup", "to_button", "to_markup"]
 
 
 def to_button(button: Button) -> InlineKeyboardButton:
@@ -21,3 +21,18 @@ def to_markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
     if keyboard is None:
         return None
     return InlineKeyboardMarkup([[to_button(b) for b in row] for row in keyboard.rows])
+
+
+def reply_markup(keyboard: Keyboard) -> dict[str, list[list[dict[str, str]]]]:
+    """A keyboard as the Bot API's ``reply_markup`` JSON object."""
+    return {
+        "inline_keyboard": [
+            [
+                {"text": b.text, "url": b.url}
+                if b.url is not None
+                else {"text": b.text, "callback_data": b.data or ""}
+                for b in row
+            ]
+            for row in keyboard.rows
+        ]
+    }

@@ -210,8 +210,10 @@ class Table:
         return cls(tg, users, group)
 
     async def start_bots(self) -> None:
+        """Every player opens the bot and reads its greeting, as a person would."""
         for user in self.users:
-            await self.tg.start_bot(user)
+            sent = await self.tg.start_bot(user)
+            await self.tg.wait_for_message(self.tg.private_chat(user), after=sent, timeout=10)
 
     async def open_lobby(self, by: int = 0) -> FakeMessage:
         await self.tg.send_command(self.users[by], self.group, "newgame", thread_id=self.thread_id)

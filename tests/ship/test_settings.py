@@ -69,6 +69,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
         {**GOOD, "DURAK_PRIVATE_EDIT_INTERVAL": "soon"},
         "DURAK_PRIVATE_EDIT_INTERVAL",
     ),
+    ("notify-after", {**GOOD, "DURAK_NOTIFY_AFTER": "soon"}, "DURAK_NOTIFY_AFTER"),
     ("ai-delay", {**GOOD, "DURAK_AI_DELAY": "-1"}, "DURAK_AI_DELAY"),
     ("admin-ids", {**GOOD, "DURAK_ADMIN_IDS": "alice,bob"}, "DURAK_ADMIN_IDS"),
 ]
