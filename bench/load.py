@@ -7,9 +7,11 @@ a press (the update queued at the server) to its callback answer, p50/p99; Bot A
 per applied action (long polling's getUpdates not counted); and memory per table.
 Targets: 500 tables, p99 <= 100 ms, <= 3 calls per action, <= 100 KB per table. The
 simulated players act like people: when the game lets him act and his hand shows the
-current state, a player thinks 0.5-1.5 s and taps a card that plays, or a move (a choice's
-option when one is open). Memory is the bot process's
-resident growth while the tables were opened and dealt, per table. Asserts nothing.
+current state, a player thinks (``--think``, by default 1-4 s) and taps a card that plays,
+or a move (a choice's option when one is open). Calls are counted per applied move and
+per press (a press that opens a choice is an action of the player's that saves no move).
+Memory is the bot process's resident growth while the tables were opened and dealt, per
+table. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def sensible(buttons: list[str], game: Game, seat: int) -> list[str]:
     return found
 
 
-async def main(tables: int, seconds: float, seed: int) -> None:
+async def main(tables: int, seconds: float, seed: int, think: tuple[float, float]) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
     async with FakeTelegramServer(limits=Limits.off()) as tg:
@@ -106,8 +108,10 @@ async def main(tables: int, seconds: float, seed: int) -> None:
                 await tg.wait_for_message(g, lambda m: bool(buttons(m)), timeout=60)
                 for g, _, _ in groups
             ]
+            table_ids = []  # tables are numbered as the bot opened them, not as asked
             for (_, _, b), lobby in zip(groups, lobbies, strict=True):
                 join = next(d for d in buttons(lobby) if d[1:].startswith("j."))
+                table_ids.append(Data.parse(join).table)
                 await (await tg.press(b, lobby, data=join)).answer(timeout=60)
             for (_, a, _), lobby in zip(groups, lobbies, strict=True):
                 await tg.wait_for(lambda lobby=lobby: "2/6" in lobby.plain_text, timeout=60)
@@ -130,41 +134,59 @@ async def main(tables: int, seconds: float, seed: int) -> None:
                     con.close()
 
             latencies: list[float] = []
+            texts: dict[str | None, int] = {}
             con = sqlite3.connect(db)
 
+            games: dict[int, tuple[int, Game | None]] = {}
+
             def stored_game(table: int) -> tuple[int, Game | None]:
-                version, text = con.execute(
-                    "SELECT version, game FROM tables WHERE table_id = ? AND status = 'playing'",
+                """The table's stored version and game; the game is parsed again only when
+                the version moved."""
+                row = con.execute(
+                    "SELECT version FROM tables WHERE table_id = ? AND status = 'playing'",
                     (table,),
-                ).fetchone() or (0, None)
-                return version, Game.from_json(text) if text else None
+                ).fetchone()
+                if row is None:
+                    return 0, None
+                known = games.get(table)
+                if known is None or known[0] != row[0]:
+                    version, text = con.execute(
+                        "SELECT version, game FROM tables WHERE table_id = ?", (table,)
+                    ).fetchone()
+                    known = games[table] = (version, Game.from_json(text))
+                return known
 
             moves0 = moves()
             calls0 = len(tg.calls)
             cpu0 = cpu_seconds(pid)
+            own0 = time.process_time()
             stop = time.monotonic() + seconds
 
             async def player(user: object, table: int, seat: int) -> None:
                 while time.monotonic() < stop:
                     hand = tg.last_message(tg.private_chat(user))  # type: ignore[arg-type]
-                    version, game = stored_game(table)
                     shown = buttons(hand)
-                    current = bool(shown) and Data.parse(shown[0]).version == version
-                    data = sensible(shown, game, seat) if game and current else []
-                    if not data or seat not in game.to_act():  # type: ignore[union-attr]
+                    data: list[str] = []
+                    if shown:
+                        seen = Data.parse(shown[0]).version
+                        version, game = stored_game(table)
+                        if game is not None and version == seen and seat in game.to_act():
+                            data = sensible(shown, game, seat)
+                    if not data:
                         await asyncio.sleep(0.2)  # not his move, or the hand is catching up
                         continue
                     began = time.perf_counter()
                     press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
-                    await press.answer(timeout=30)
+                    ans = await press.answer(timeout=30)
+                    texts[ans.text] = texts.get(ans.text, 0) + 1
                     latencies.append(time.perf_counter() - began)
-                    await asyncio.sleep(rng.uniform(0.5, 1.5))  # a person thinks
+                    await asyncio.sleep(rng.uniform(*think))  # a person thinks
 
             began = time.monotonic()
             await asyncio.gather(
                 *(
-                    player(u, t + 1, seat)
-                    for t, (_, a, b) in enumerate(groups)
+                    player(u, table, seat)
+                    for table, (_, a, b) in zip(table_ids, groups, strict=True)
                     for seat, u in enumerate((a, b))
                 )
             )
@@ -185,13 +207,26 @@ async def main(tables: int, seconds: float, seed: int) -> None:
             print(
                 f"press-to-answer latency p50 {p50:.1f} ms, p99 {p99:.1f} ms  [target p99 <= 100]"
             )
-            print(f"Bot API calls per applied action {calls / max(applied, 1):.2f}  [target <= 3]")
+            print(
+                f"Bot API calls per applied action {calls / max(applied, 1):.2f}  [target <= 3]"
+                f" (per press {calls / max(len(latencies), 1):.2f})"
+            )
             print(f"bot memory per table {per_table / 1024:.0f} KB  [target <= 100]")
+            print("answers:", texts)
             print(f"429s drawn: {len(tg.rate_limited)}")
             by_method: dict[str, int] = {}
             for call in tg.calls[calls0:]:
                 by_method[call.method] = by_method.get(call.method, 0) + 1
             print("calls by method:", dict(sorted(by_method.items(), key=lambda x: -x[1])))
+            edits = [c for c in tg.calls[calls0:] if c.method == "editMessageText"]
+            group_edits = sum(1 for c in edits if int(c.chat_id) < 0)
+            print(
+                f"edits per applied action: group {group_edits / max(applied, 1):.2f}, "
+                f"hands {(len(edits) - group_edits) / max(applied, 1):.2f}"
+            )
+            print(
+                f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
+            )
             await bot.stop()
 
 
@@ -200,5 +235,13 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=500)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(1.0, 4.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a player thinks before each press, uniformly (default 1 4)",
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.tables, args.seconds, args.seed))
+    asyncio.run(main(args.tables, args.seconds, args.seed, tuple(args.think)))
