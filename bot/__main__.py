@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import sqlite3
@@ -219,6 +220,10 @@ def _run(settings: Settings) -> int:
 
     app = build_application(settings, rate_limiter=_rate_limiter(settings))
     log.info("starting: %s", settings.summary())
+    # Everything imported so far lives as long as the process: the collector's full passes
+    # need not walk it again and again (they would pause every table for tens of ms).
+    gc.collect()
+    gc.freeze()
     loop_factory = _loop_factory()
     try:
         if settings.mode == "webhook":
