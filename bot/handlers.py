@@ -733,7 +733,7 @@ async def _hand_button(
             raise Refused("outdated")
         events = await rt.tables.act(live, seat, action, decoded.version)
         await _answer(query)
-        await presenter.after_action(live, events)
+        await presenter.after_action(live, events, actor=seat)
 
 
 # ---------------------------------------------------------------- chats

@@ -176,12 +176,16 @@ class Presenter:
         )
         self._show_group(live, screen)
 
-    async def _draw_hands(self, live: Live, *, notify: bool) -> None:
+    async def _draw_hands(self, live: Live, *, notify: bool, actor: int | None = None) -> None:
+        """Draw every hand. A hand whose player must answer now (the game waits on him, or
+        he decides whether the bout ends), or who just moved (``actor``), goes at once; the
+        others only watch, so their updates wait a little and merge with what follows."""
         game = live.game
         assert game is not None
         waiting = frozenset(game.waiting_on()) if game.result is None else frozenset()
         before = self._waiting.get(live.table_id, frozenset())
         self._waiting[live.table_id] = waiting
+        deciding = frozenset(game.throwers()) if game.result is None and not waiting else waiting
         for seat, who in enumerate(live.row.seats):
             if who.user_id is None or who.user_id in self._blocked:
                 continue
@@ -192,7 +196,8 @@ class Presenter:
                 fresh = last is None or now - last >= self._rt.settings.notify_after
                 if fresh:
                     self._notified[(live.table_id, seat)] = now
-            await self._draw_hand(live, seat, who.user_id, fresh=fresh)
+            urgent = game.result is not None or seat == actor or seat in waiting | deciding
+            await self._draw_hand(live, seat, who.user_id, fresh=fresh, urgent=urgent)
 
     async def _draw_hand(
         self,
@@ -201,6 +206,7 @@ class Presenter:
         user_id: int,
         *,
         fresh: bool = False,
+        urgent: bool = True,
         choice: r.Choice | None = None,
         selection: frozenset[Card] | None = None,
         purpose: str = "lead",
@@ -224,7 +230,7 @@ class Presenter:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
 
         ids = live.row.hand_message_ids
-        idle = game.result is None and seat not in game.to_act() and choice is None
+        watching = not urgent and choice is None and selection is None
         self._rt.out.show(
             self._hand_key(live, seat),
             user_id,
@@ -232,8 +238,8 @@ class Presenter:
             message_id=ids[seat] if seat < len(ids) else None,
             fresh=fresh,
             on_sent=sent,
-            # a player who cannot act only watches: his hand follows at the group's pace
-            interval=self._rt.settings.group_edit_interval if idle and selection is None else 0.0,
+            # a player who only watches sees the table at the group's pace
+            interval=self._rt.settings.group_edit_interval if watching else 0.0,
         )
 
     def looked(self, live: Live, user_id: int) -> None:
@@ -293,14 +299,20 @@ class Presenter:
         self._schedule_ai(live)
 
     async def after_action(
-        self, live: Live, events: list[Event], *, surrendered_by: int | None = None
+        self,
+        live: Live,
+        events: list[Event],
+        *,
+        actor: int | None = None,
+        surrendered_by: int | None = None,
     ) -> None:
-        """Redraw after an applied action; announce the end if the game is over."""
+        """Redraw after an applied action (``actor``'s; None: the clock's); announce the
+        end if the game is over."""
         game = live.game
         assert game is not None
         lang = await self._group_lang(live)
         await self._draw_table(live, lang)
-        await self._draw_hands(live, notify=True)
+        await self._draw_hands(live, notify=True, actor=actor)
         self._arm_clock(live)
         self._schedule_ai(live)
         if game.result is not None:
@@ -497,7 +509,7 @@ class Presenter:
             except Refused as exc:
                 log.warning("table %s: computer move refused: %s", table_id, exc.reason)
                 return
-        await self.after_action(live, events)
+        await self.after_action(live, events, actor=seat)
 
     # ------------------------------------------------------------------ troubles
 

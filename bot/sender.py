@@ -63,14 +63,20 @@ class _Slot:
     worker: asyncio.Task[None] | None = None
     on_sent: Callable[[int | None], Awaitable[None]] | None = None
     interval: float = 0.0
-    next_at: float = 0.0
     retired: bool = False
+    pause: asyncio.Future[None] | None = None
+    """While content that is not urgent waits: resolved early by urgent content."""
 
 
 @dataclass(slots=True)
 class _Chat:
     next_at: float = 0.0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class Publisher:
@@ -113,8 +119,9 @@ class Publisher:
         ``fresh`` sends a new message at the bottom of the chat and deletes the old one
         (a notification). ``message_id`` adopts a message the slot should edit (after a
         restart). ``on_sent`` is told the slot's message id whenever it changes.
-        ``interval`` spaces this slot's own updates (besides the chat's pacing): content that
-        is not urgent waits and merges with what comes after it.
+        ``interval`` marks content that is not urgent: it waits that long (or until urgent
+        content for the slot arrives) and merges with whatever comes meanwhile. A slot's
+        first message is never held back.
         """
         slot = self._slots.get(key)
         if slot is None or slot.chat_id != chat_id:
@@ -126,6 +133,8 @@ class Publisher:
         slot.fresh = slot.fresh or fresh
         slot.interval = interval
         slot.retired = False
+        if interval <= 0 and slot.pause is not None and not slot.pause.done():
+            slot.pause.set_result(None)
         if on_sent is not None:
             slot.on_sent = on_sent
         if not self._closed and (slot.worker is None or slot.worker.done()):
@@ -230,6 +239,17 @@ class Publisher:
     async def _run(self, slot: _Slot) -> None:
         try:
             while slot.wanted is not None and self._slots.get(slot.key) is slot:
+                if slot.interval > 0 and not slot.fresh and slot.message_id is not None:
+                    # not urgent: let later changes merge into this one, unless urgent
+                    # content (the game turning to him, his own move) ends the pause
+                    loop = asyncio.get_running_loop()
+                    slot.pause = loop.create_future()
+                    timer = loop.call_later(slot.interval, _resolve, slot.pause)
+                    try:
+                        await slot.pause
+                    finally:
+                        timer.cancel()
+                        slot.pause = None
                 chat = self._chat(slot.chat_id)
                 async with chat.lock:
                     wanted, fresh = slot.wanted, slot.fresh
@@ -238,14 +258,10 @@ class Publisher:
                     if wanted == slot.sent and not fresh:
                         slot.wanted = None
                         return
-                    wait = slot.next_at - time.monotonic()
-                    if wait > 0 and not fresh and slot.interval > 0:
-                        await asyncio.sleep(min(wait, slot.interval))
                     await self._pace(slot.chat_id, chat)
                     # the newest content, read after the pause: intermediate states are skipped
                     wanted, fresh = slot.wanted or wanted, slot.fresh
                     slot.wanted, slot.fresh = None, False
-                    slot.next_at = time.monotonic() + slot.interval
                     try:
                         await self._deliver(slot, wanted, fresh)
                     except RetryAfter:

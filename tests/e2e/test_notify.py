@@ -1,5 +1,6 @@
-"""When the game turns to a player: a fresh hand (a notification) if he has been away, the
-same message edited if he is playing along (he pressed a button a moment ago)."""
+"""How hands follow the game. When it turns to a player: a fresh hand (a notification) if he
+has been away, the same message edited if he is playing along. A player who only watches
+(the game waits on someone else) sees the table at the group's pace."""
 
 from __future__ import annotations
 
@@ -11,7 +12,15 @@ from fake_telegram import FakeTelegramServer, Limits
 
 from engine import Rules
 
-from .harness import Table, bot_running, callback_buttons, set_group_rules, settings_for, stored
+from .harness import (
+    Table,
+    bot_running,
+    callback_buttons,
+    hand_versions,
+    set_group_rules,
+    settings_for,
+    stored,
+)
 
 AWAY = 2.0
 """DURAK_NOTIFY_AFTER for these tests: seconds without a notification or a press."""
@@ -87,3 +96,29 @@ async def test_the_turn_notifies_an_absent_player_and_edits_for_an_active_one(
                         f"seat {s} was playing along: his hand is edited, not sent anew"
                     )
             assert turns >= 4
+
+
+async def test_a_watching_player_follows_at_the_group_pace(tmp_path: Path) -> None:
+    """Three players: the attacker leads, the defender must answer at once, the third
+    only watches until the bout needs his decision; his hand catches up a moment later."""
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(5)
+    pace = 1.5
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3)
+        await set_group_rules(db, table.group.id, Rules(turn_timeout=0, throw_in_window=600))
+        settings = settings_for(tg, db).model_copy(update={"group_edit_interval": pace})
+        async with bot_running(tg, db, settings=settings):
+            await table.seat_everyone()
+            await table.wait_latest(db, timeout=3 * pace)
+            game = stored(db, table.table_id).game
+            assert game is not None
+            attacker, defender = game.waiting_on()[0], game.defender
+            (watcher,) = {0, 1, 2} - {attacker, defender}
+            await act(table, db, attacker, rng)
+            moved = stored(db, table.table_id).version
+            await table.current_hand(db, defender, timeout=pace / 2)  # at once
+            await table.current_hand(db, attacker, timeout=pace / 2)  # his own move, at once
+            seen = table.hand(table.users[watcher])
+            assert seen is not None and moved not in hand_versions(seen), "the watcher's hand waits"
+            await table.current_hand(db, watcher, timeout=3 * pace)  # and then catches up
