@@ -78,7 +78,9 @@ def sensible(buttons: list[str], game: Game, seat: int) -> list[str]:
     return found
 
 
-async def main(tables: int, seconds: float, seed: int, think: tuple[float, float]) -> None:
+async def main(
+    tables: int, players: int, seconds: float, seed: int, think: tuple[float, float]
+) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
     async with FakeTelegramServer(limits=Limits.off()) as tg:
@@ -98,34 +100,46 @@ async def main(tables: int, seconds: float, seed: int, think: tuple[float, float
             base = rss_bytes(pid)
             groups = []
             for t in range(tables):
-                a = await tg.create_user(f"A{t}")
-                b = await tg.create_user(f"B{t}")
-                await tg.start_bot(a)
-                await tg.start_bot(b)
-                group = await tg.create_group(f"G{t}", members=[a, b], creator=a)
-                await tg.send_command(a, group, "newgame")
-                groups.append((group, a, b))
+                people = [await tg.create_user(f"{chr(65 + i)}{t}") for i in range(players)]
+                for user in people:
+                    await tg.start_bot(user)
+                group = await tg.create_group(f"G{t}", members=people, creator=people[0])
+                await tg.send_command(people[0], group, "newgame")
+                groups.append((group, people))
             lobbies = [
                 await tg.wait_for_message(g, lambda m: bool(buttons(m)), timeout=60)
-                for g, _, _ in groups
+                for g, _ in groups
             ]
-            table_ids = []  # tables are numbered as the bot opened them, not as asked
-            for (_, _, b), lobby in zip(groups, lobbies, strict=True):
-                join = next(d for d in buttons(lobby) if d[1:].startswith("j."))
-                table_ids.append(Data.parse(join).table)
-                await (await tg.press(b, lobby, data=join)).answer(timeout=60)
-            for (_, a, _), lobby in zip(groups, lobbies, strict=True):
-                await tg.wait_for(lambda lobby=lobby: "2/6" in lobby.plain_text, timeout=60)
-                start = next(d for d in buttons(lobby) if d[1:].startswith("s."))
-                await (await tg.press(a, lobby, data=start)).answer(timeout=60)
-            users = [u for _, a, b in groups for u in (a, b)]
-            await tg.wait_for(
-                lambda: all(buttons(tg.last_message(tg.private_chat(u))) for u in users),
-                timeout=300,
+            # tables are numbered as the bot opened them, not as asked
+            table_ids = [Data.parse(buttons(lobby)[0]).table for lobby in lobbies]
+
+            async def join(people: list[object], lobby: object) -> None:
+                for seat, user in enumerate(people[1:], 2):
+                    data = next(d for d in buttons(lobby) if d[1:].startswith("j."))
+                    await (await tg.press(user, lobby, data=data)).answer(timeout=60)  # type: ignore[arg-type]
+                    await tg.wait_for(
+                        lambda seat=seat: f"{seat}/6" in lobby.plain_text,  # type: ignore[attr-defined]
+                        timeout=60,
+                    )
+
+            await asyncio.gather(
+                *(join(people, lobby) for (_, people), lobby in zip(groups, lobbies, strict=True))
             )
+            for (_, people), lobby in zip(groups, lobbies, strict=True):
+                start = next(d for d in buttons(lobby) if d[1:].startswith("s."))
+                await (await tg.press(people[0], lobby, data=start)).answer(timeout=60)
+            users = [u for _, people in groups for u in people]
+
+            def dealt() -> int:
+                return sum(1 for u in users if buttons(tg.last_message(tg.private_chat(u))))
+
+            try:
+                await tg.wait_for(lambda: dealt() == len(users), timeout=120)
+            except TimeoutError:
+                print(f"after two minutes {dealt()} of {len(users)} hands are drawn; going on")
             await asyncio.sleep(5.0)  # the last paced edits
             per_table = (rss_bytes(pid) - base) / tables
-            print(f"{tables} tables seated and dealt")
+            print(f"{tables} tables of {players} seated and dealt")
 
             def moves() -> int:
                 con = sqlite3.connect(db)
@@ -206,8 +220,8 @@ async def main(tables: int, seconds: float, seed: int, think: tuple[float, float
                 ticker(),
                 *(
                     player(u, table, seat)
-                    for table, (_, a, b) in zip(table_ids, groups, strict=True)
-                    for seat, u in enumerate((a, b))
+                    for table, (_, people) in zip(table_ids, groups, strict=True)
+                    for seat, u in enumerate(people)
                 ),
             )
             elapsed = time.monotonic() - began
@@ -259,6 +273,7 @@ async def main(tables: int, seconds: float, seed: int, think: tuple[float, float
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=500)
+    parser.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="2-6")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -270,4 +285,4 @@ if __name__ == "__main__":
         help="seconds a player thinks before each press, uniformly (default 1 4)",
     )
     args = parser.parse_args()
-    asyncio.run(main(args.tables, args.seconds, args.seed, tuple(args.think)))
+    asyncio.run(main(args.tables, args.players, args.seconds, args.seed, tuple(args.think)))
