@@ -10,8 +10,9 @@ simulated players act like people: when the game lets him act and his hand shows
 current state, a player thinks (``--think``, by default 1-4 s) and taps a card that plays,
 or a move (a choice's option when one is open). Calls are counted per applied move and
 per press (a press that opens a choice is an action of the player's that saves no move).
-Memory is the bot process's resident growth while the tables were opened and dealt, per
-table. Asserts nothing.
+The first ``--warmup`` seconds (10) of play are not measured: freshly dealt tables all
+make their first moves, and notify their players, at once. Memory is the bot process's
+resident growth while the tables were opened and dealt, per table. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -79,7 +80,12 @@ def sensible(buttons: list[str], game: Game, seat: int) -> list[str]:
 
 
 async def main(
-    tables: int, players: int, seconds: float, seed: int, think: tuple[float, float]
+    tables: int,
+    players: int,
+    seconds: float,
+    warmup: float,
+    seed: int,
+    think: tuple[float, float],
 ) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
@@ -171,11 +177,8 @@ async def main(
                     known = games[table] = (version, Game.from_json(text))
                 return known
 
-            moves0 = moves()
-            calls0 = len(tg.calls)
-            cpu0 = cpu_seconds(pid)
-            own0 = time.process_time()
-            stop = time.monotonic() + seconds
+            measuring = False
+            stop = time.monotonic() + warmup + seconds
 
             async def player(user: object, table: int, seat: int) -> None:
                 # people do not all sit down in the same instant
@@ -195,8 +198,9 @@ async def main(
                     began = time.perf_counter()
                     press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
                     ans = await press.answer(timeout=30)
-                    texts[ans.text] = texts.get(ans.text, 0) + 1
-                    latencies.append(time.perf_counter() - began)
+                    if measuring:
+                        texts[ans.text] = texts.get(ans.text, 0) + 1
+                        latencies.append(time.perf_counter() - began)
                     await asyncio.sleep(rng.uniform(*think))  # a person thinks
 
             lags: list[float] = []
@@ -215,8 +219,25 @@ async def main(
             gc.collect()
             gc.freeze()
             gc.disable()
-            began = time.monotonic()
+            marks: dict[str, float] = {}
+
+            async def measure() -> None:
+                """The first moves of freshly dealt tables all come at once; the minute is
+                measured once play has spread out."""
+                nonlocal measuring
+                await asyncio.sleep(warmup)
+                marks.update(
+                    moves=moves(),
+                    calls=len(tg.calls),
+                    cpu=cpu_seconds(pid),
+                    own=time.process_time(),
+                    began=time.monotonic(),
+                )
+                lags.clear()
+                measuring = True
+
             await asyncio.gather(
+                measure(),
                 ticker(),
                 *(
                     player(u, table, seat)
@@ -224,8 +245,10 @@ async def main(
                     for seat, u in enumerate(people)
                 ),
             )
-            elapsed = time.monotonic() - began
+            elapsed = time.monotonic() - marks["began"]
             gc.enable()
+            moves0, calls0 = int(marks["moves"]), int(marks["calls"])
+            cpu0, own0 = marks["cpu"], marks["own"]
             await asyncio.sleep(2.0)
             cpu = cpu_seconds(pid) - cpu0
             applied = moves() - moves0
@@ -275,6 +298,9 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=500)
     parser.add_argument("--players", type=int, default=2, choices=range(2, 7), metavar="2-6")
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument(
+        "--warmup", type=float, default=10.0, help="seconds of play before measuring"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--think",
@@ -285,4 +311,6 @@ if __name__ == "__main__":
         help="seconds a player thinks before each press, uniformly (default 1 4)",
     )
     args = parser.parse_args()
-    asyncio.run(main(args.tables, args.players, args.seconds, args.seed, tuple(args.think)))
+    asyncio.run(
+        main(args.tables, args.players, args.seconds, args.warmup, args.seed, tuple(args.think))
+    )
