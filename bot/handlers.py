@@ -316,7 +316,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await rt.tables.leave_lobby(live, user.id)
             await rt.out.send(
                 chat.id,
-                _content(
+                Content.of(
                     r.render_need_private(
                         lang, rt.bot_username, live.table_id, known.name, rt.codec
                     )
@@ -774,10 +774,6 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     log.error("error handling update %r", update, exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
         await _answer(update.callback_query)
-
-
-def _content(screen: r.Screen) -> Content:
-    return Content(screen.text, screen.keyboard)
 
 
 def _screen(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:

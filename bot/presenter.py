@@ -47,10 +47,6 @@ def _unschedule(job: Job[Any] | None) -> None:
         job.schedule_removal()
 
 
-def _content(screen: r.Screen) -> Content:
-    return Content(screen.text, screen.keyboard)
-
-
 class Presenter:
     """Draws tables for one running bot."""
 
@@ -162,7 +158,7 @@ class Presenter:
         self._rt.out.show(
             self._group_key(live),
             live.row.chat_id,
-            _content(screen),
+            Content.of(screen),
             thread_id=live.row.thread_id,
             message_id=live.row.group_message_id,
             on_sent=sent,
@@ -185,7 +181,8 @@ class Presenter:
         waiting = frozenset(game.waiting_on()) if game.result is None else frozenset()
         before = self._waiting.get(live.table_id, frozenset())
         self._waiting[live.table_id] = waiting
-        deciding = frozenset(game.throwers()) if game.result is None and not waiting else waiting
+        # who must answer now: the seats waited on, else the throwers ending the bout
+        answering = waiting or frozenset(game.throwers())
         for seat, who in enumerate(live.row.seats):
             if who.user_id is None or who.user_id in self._blocked:
                 continue
@@ -196,7 +193,7 @@ class Presenter:
                 fresh = last is None or now - last >= self._rt.settings.notify_after
                 if fresh:
                     self._notified[(live.table_id, seat)] = now
-            urgent = game.result is not None or seat == actor or seat in waiting | deciding
+            urgent = game.result is not None or seat == actor or seat in answering
             await self._draw_hand(live, seat, who.user_id, fresh=fresh, urgent=urgent)
 
     async def _draw_hand(
@@ -234,7 +231,7 @@ class Presenter:
         self._rt.out.show(
             self._hand_key(live, seat),
             user_id,
-            _content(screen),
+            Content.of(screen),
             message_id=ids[seat] if seat < len(ids) else None,
             fresh=fresh,
             on_sent=sent,
@@ -331,7 +328,7 @@ class Presenter:
             codec=self._rt.codec,
         )
         screen = r.render_end(game.result, self._players(live), lang, ctx)
-        await self._rt.out.send(live.row.chat_id, _content(screen), thread_id=live.row.thread_id)
+        await self._rt.out.send(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
 
     def _let_go(self, live: Live) -> None:
@@ -531,7 +528,7 @@ class Presenter:
                 lang, name, self._rt.bot_username, live.table_id, self._rt.codec
             )
             await self._rt.out.send(
-                live.row.chat_id, _content(screen), thread_id=live.row.thread_id
+                live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id
             )
 
     async def on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:

@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar
 from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
-from bot.render import Keyboard, reply_markup
+from bot.render import Keyboard, Screen, reply_markup
 
 __all__ = ["Content", "Publisher"]
 
@@ -35,6 +35,11 @@ class Content:
 
     text: str
     keyboard: Keyboard | None = None
+
+    @classmethod
+    def of(cls, screen: Screen) -> Content:
+        """What a rendered screen shows."""
+        return cls(screen.text, screen.keyboard)
 
     def params(self) -> dict[str, Any]:
         """The Bot API parameters that draw this content."""
@@ -133,8 +138,8 @@ class Publisher:
         slot.fresh = slot.fresh or fresh
         slot.interval = interval
         slot.retired = False
-        if interval <= 0 and slot.pause is not None and not slot.pause.done():
-            slot.pause.set_result(None)
+        if interval <= 0 and slot.pause is not None:
+            _resolve(slot.pause)  # urgent: a pause for content that could wait ends now
         if on_sent is not None:
             slot.on_sent = on_sent
         if not self._closed and (slot.worker is None or slot.worker.done()):

@@ -194,16 +194,15 @@ class _RowCache(Generic[R]):
 
     def put(self, key: int, row: R | None, generation: int) -> None:
         """Remember a row read when the cache was at ``generation``."""
-        if generation != self.generation:
-            return
-        self._rows[key] = row
-        self._rows.move_to_end(key)
-        if len(self._rows) > self.size:
-            self._rows.popitem(last=False)
+        if generation == self.generation:
+            self._keep(key, row)
 
     def wrote(self, key: int, row: R) -> None:
         """A row was written: it is what the database holds now."""
         self.generation += 1
+        self._keep(key, row)
+
+    def _keep(self, key: int, row: R | None) -> None:
         self._rows[key] = row
         self._rows.move_to_end(key)
         if len(self._rows) > self.size:
