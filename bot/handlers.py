@@ -13,6 +13,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     CallbackQuery,
+    Chat,
     ChatMemberUpdated,
     InlineKeyboardMarkup,
     Message,
@@ -273,6 +274,13 @@ async def chat_lang(rt: Runtime, chat_id: int, user: User | None = None) -> Lang
     return pick_lang(code, row.language if row else None)
 
 
+async def _lang_here(rt: Runtime, update: Update, chat: Chat) -> Lang:
+    """The language to answer in: the user's in private, else the group's."""
+    if chat.type == ChatType.PRIVATE:
+        return await user_lang(rt, update.effective_user)
+    return await chat_lang(rt, chat.id, update.effective_user)
+
+
 async def _is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
     try:
         member = await context.bot.get_chat_member(chat_id, user_id)
@@ -435,11 +443,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or chat is None:
         return
     private = chat.type == ChatType.PRIVATE
-    lang = (
-        await user_lang(rt, update.effective_user)
-        if private
-        else await chat_lang(rt, chat.id, update.effective_user)
-    )
+    lang = await _lang_here(rt, update, chat)
     await message.reply_html(r.render_help(lang, "private" if private else "group"))
 
 
@@ -449,12 +453,7 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     message, chat = update.effective_message, update.effective_chat
     if message is None or chat is None:
         return
-    private = chat.type == ChatType.PRIVATE
-    lang = (
-        await user_lang(rt, update.effective_user)
-        if private
-        else await chat_lang(rt, chat.id, update.effective_user)
-    )
+    lang = await _lang_here(rt, update, chat)
     text, markup = _screen(r.render_lang_picker(lang, rt.codec))
     await message.reply_html(text, reply_markup=markup)
 

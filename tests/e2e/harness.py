@@ -263,6 +263,14 @@ class Table:
         await self.join_all()
         await self.start()
 
+    async def block_by_idle_player(self, db: Path) -> FakeUser:
+        """In a two-player game, the player who cannot move now blocks the bot; him."""
+        game = stored(db, self.table_id).game
+        assert game is not None
+        blocker = self.users[1 - game.to_act()[0]]
+        await self.tg.block_bot(blocker)
+        return blocker
+
     def hand(self, user: FakeUser) -> FakeMessage | None:
         return self.tg.last_message(self.tg.private_chat(user))
 

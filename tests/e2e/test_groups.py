@@ -190,12 +190,8 @@ async def test_a_player_who_blocks_the_bot_is_shown_the_way_back(tmp_path: Path)
             await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
-            st = stored(db, table.table_id)
-            assert st.game is not None
             # The one who does not move now blocks the bot; the other moves.
-            mover = st.game.to_act()[0]
-            blocker = table.users[1 - mover]
-            await tg.block_bot(blocker)
+            blocker = await table.block_by_idle_player(db)
             before = len(tg.bot_messages(table.group))
             await table.play_moves(db, rng, 1)
             warning = await tg.wait_for_message(

@@ -119,11 +119,7 @@ async def test_a_player_back_from_blocking_gets_his_cards(tmp_path: Path) -> Non
             await table.seat_everyone()
             await table.play_moves(db, rng, 2)
             await table.wait_latest(db)
-            st = stored(db, table.table_id)
-            assert st.game is not None
-            mover = st.game.to_act()[0]
-            blocker = table.users[1 - mover]
-            await tg.block_bot(blocker)
+            blocker = await table.block_by_idle_player(db)
             await table.play_moves(db, rng, 1)
             warning = await tg.wait_for_message(
                 table.group,
