@@ -22,7 +22,7 @@ from .harness import (
     stored,
 )
 
-AWAY = 2.0
+AWAY = 4.0
 """DURAK_NOTIFY_AFTER for these tests: seconds without a notification or a press."""
 
 
@@ -86,7 +86,7 @@ async def test_the_turn_notifies_an_absent_player_and_edits_for_an_active_one(
                 if game is None or game.result is not None:
                     break
                 seat = (game.waiting_on() or game.to_act())[0]
-                await asyncio.sleep(AWAY * 0.3)
+                await asyncio.sleep(AWAY * 0.15)
                 await act(table, db, seat, rng)
                 turns += 1
                 await table.wait_latest(db)
@@ -103,7 +103,7 @@ async def test_a_watching_player_follows_at_the_group_pace(tmp_path: Path) -> No
     only watches until the bout needs his decision; his hand catches up a moment later."""
     db = tmp_path / "durak.sqlite3"
     rng = random.Random(5)
-    pace = 1.5
+    pace = 4.0
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         table = await Table.create(tg, 3)
         await set_group_rules(db, table.group.id, Rules(turn_timeout=0, throw_in_window=600))
@@ -117,8 +117,8 @@ async def test_a_watching_player_follows_at_the_group_pace(tmp_path: Path) -> No
             (watcher,) = {0, 1, 2} - {attacker, defender}
             await act(table, db, attacker, rng)
             moved = stored(db, table.table_id).version
-            await table.current_hand(db, defender, timeout=pace / 2)  # at once
-            await table.current_hand(db, attacker, timeout=pace / 2)  # his own move, at once
+            await table.current_hand(db, defender, timeout=pace / 4)  # at once
+            await table.current_hand(db, attacker, timeout=pace / 4)  # his own move, at once
             seen = table.hand(table.users[watcher])
             assert seen is not None and moved not in hand_versions(seen), "the watcher's hand waits"
             await table.current_hand(db, watcher, timeout=3 * pace)  # and then catches up
