@@ -24,15 +24,11 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from bot.config import PROGRAM, Settings, explain
-
-if TYPE_CHECKING:
-    from telegram.ext import AIORateLimiter
 
 __all__ = ["LogFormatter", "configure_logging", "load_settings", "main"]
 
@@ -186,14 +182,6 @@ def _check(settings: Settings) -> int:
 # -------------------------------------------------------------------- running
 
 
-def _rate_limiter(settings: Settings) -> AIORateLimiter:
-    from telegram.ext import AIORateLimiter
-
-    if settings.rate_limits == "retry-only":
-        return AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
-    return AIORateLimiter(max_retries=3)
-
-
 def _quiet_exit() -> None:
     """Start-up failed before PTB could close its HTTP sessions: the process exits now, so
     aiohttp's notes about unclosed sessions at exit are noise after the one-line reason."""
@@ -218,7 +206,7 @@ def _run(settings: Settings) -> int:
     from bot.app import build_application
     from bot.webhook import ALLOWED_UPDATES, ListenError, run_webhook
 
-    app = build_application(settings, rate_limiter=_rate_limiter(settings))
+    app = build_application(settings)
     log.info("starting: %s", settings.summary())
     # Everything imported so far lives as long as the process: the collector's full passes
     # need not walk it again and again (they would pause every table for tens of ms).

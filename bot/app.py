@@ -7,11 +7,12 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder, ContextTypes
 
 from bot import callbacks as cb
 from bot.config import Settings
 from bot.ordering import TableOrder
+from bot.pacing import Pacer, Pacing
 from bot.request import AiohttpRequest
 from bot.sender import Publisher
 from bot.store import Store
@@ -72,12 +73,12 @@ def _codec_key(settings: Settings) -> bytes:
 def build_application(
     settings: Settings,
     builder: ApplicationBuilder | None = None,
-    rate_limiter: AIORateLimiter | None = None,
+    pacing: Pacing | None = None,
 ) -> Application:
     """The bot's Application; call ``run_polling`` on it or drive it in tests.
 
     ``builder`` lets tests start from a builder already pointed at a test server, and
-    ``rate_limiter`` replace Telegram's real figures with a test server's scaled ones.
+    ``pacing`` replace the settings' figures (a test server's scaled ones).
     """
     from bot import handlers
 
@@ -93,7 +94,7 @@ def build_application(
     app = (
         builder.request(AiohttpRequest(connection_pool_size=256))
         .get_updates_request(AiohttpRequest(connection_pool_size=1))
-        .rate_limiter(rate_limiter or AIORateLimiter(max_retries=3))
+        .rate_limiter(Pacer(pacing or settings.pacing()))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)

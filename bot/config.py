@@ -13,13 +13,16 @@ import ipaddress
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from engine import PRESETS, Rules
+
+if TYPE_CHECKING:
+    from bot.pacing import Pacing
 
 __all__ = [
     "ENV_PREFIX",
@@ -162,22 +165,53 @@ class Settings(BaseSettings):
     )
     rate_limits: Literal["telegram", "retry-only"] = Field(
         "telegram",
-        description="`telegram` paces sending to Telegram's limits (30 messages a second, "
-        "20 a minute per group) and retries flood errors; `retry-only` only retries "
-        "(for test servers).",
+        description="`telegram` paces every chat to Telegram's limits (sends, edits and "
+        "deletes share one budget per chat: about 1 a second in a private chat, 20 a minute "
+        "in a group; no limit over all chats) and waits out a flood error in its own chat "
+        "only; `retry-only` only waits out flood errors (for test servers).",
     )
     group_edit_interval: float = Field(
-        3.0,
+        4.0,
         ge=0,
         le=60,
-        description="Seconds between two edits of one group's table message (changes in "
-        "between are merged).",
+        description="Seconds per message in one group once its burst is spent (4 s with a "
+        "burst of 5 never exceeds 20 in a minute); a watching player's hand also waits this "
+        "long to merge changes.",
+    )
+    group_burst: int = Field(
+        5,
+        ge=1,
+        le=20,
+        description="Messages a group may get at once (a lobby tap, a move) before "
+        "`DURAK_GROUP_EDIT_INTERVAL` applies.",
     )
     private_edit_interval: float = Field(
         1.0,
         ge=0,
         le=60,
-        description="Seconds between two edits in one player's private chat.",
+        description="Seconds per message in one player's private chat once its burst is spent.",
+    )
+    private_burst: int = Field(
+        3,
+        ge=1,
+        le=10,
+        description="Messages a private chat may get at once before "
+        "`DURAK_PRIVATE_EDIT_INTERVAL` applies.",
+    )
+    overall_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1000,
+        description="Messages a second over all chats, a cap for broadcasts; 0: none "
+        "(Telegram limits replies and edits only per chat).",
+    )
+    api_timeout: float = Field(
+        2.0,
+        gt=0,
+        le=60,
+        description="Seconds to wait for the Bot API's answer to a send, edit or delete "
+        "before trying again (with backoff; a copy that arrived anyway loses its buttons "
+        "when pressed).",
     )
     notify_after: float = Field(
         15.0,
@@ -354,6 +388,20 @@ class Settings(BaseSettings):
     def rules(self) -> Rules:
         """The rules of a group's first table (:attr:`default_rules`)."""
         return self.default_rules
+
+    def pacing(self) -> Pacing:
+        """The per-chat pacing these settings ask for (:mod:`bot.pacing`)."""
+        from bot.pacing import Pacing
+
+        if self.rate_limits == "retry-only":
+            return Pacing.off()
+        return Pacing(
+            private_interval=self.private_edit_interval,
+            private_burst=self.private_burst,
+            group_interval=self.group_edit_interval,
+            group_burst=self.group_burst,
+            overall_rate=self.overall_rate,
+        )
 
     def secrets(self) -> list[str]:
         """Values that must never appear in logs: the token, its secret half, the webhook

@@ -7,6 +7,7 @@ query is answered exactly once, also when it is refused.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import (
@@ -34,6 +35,7 @@ from telegram.ext import (
 
 from bot import callbacks as cb
 from bot import render as r
+from bot import tgerrors
 from bot.app import Runtime, runtime
 from bot.i18n import Lang, pick_lang, tr
 from bot.ordering import default_key
@@ -47,6 +49,9 @@ from engine.actions import Action
 __all__ = ["install", "post_init", "post_shutdown", "post_stop"]
 
 log = logging.getLogger(__name__)
+
+ANSWER_TIMEOUT = 2.0
+"""Seconds to wait for Telegram's answer to a callback answer before trying again."""
 
 HAND_KINDS = (
     cb.Tap,
@@ -157,8 +162,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     rt.extras["presenter"] = presenter
     rt.publisher = Publisher(
         app.bot,
-        group_interval=rt.settings.group_edit_interval,
-        private_interval=rt.settings.private_edit_interval,
+        timeout=rt.settings.api_timeout,
         on_blocked=presenter.on_blocked,
         on_migrated=presenter.on_migrated,
     )
@@ -322,7 +326,7 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         live = await rt.tables.create(chat.id, thread, creator, rules)
         if not known.can_message:
             await rt.tables.leave_lobby(live, user.id)
-            await rt.out.send(
+            rt.out.post(
                 chat.id,
                 Content.of(
                     r.render_need_private(
@@ -558,10 +562,33 @@ def _refusal_text(lang: Lang, exc: Refused) -> str:
 
 
 async def _answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
-    try:
-        await query.answer(text, show_alert=alert)
-    except TelegramError as exc:  # too old, or answered already: nothing to do
-        log.debug("callback answer refused: %s", exc)
+    """Answer a press (free of any limit). A network failure is tried again twice: the
+    spinner on the player's button stops only with an answer."""
+    for attempt in range(3):
+        try:
+            await query.answer(text, show_alert=alert, read_timeout=ANSWER_TIMEOUT)
+            return
+        except TelegramError as exc:
+            if not tgerrors.is_transient(exc) or attempt == 2:
+                # too old, or answered already (maybe by a try that timed out)
+                log.debug("callback answer refused: %s", exc)
+                return
+            await asyncio.sleep(0.2 * (attempt + 1))
+
+
+def _answer_soon(context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery) -> None:
+    """Answer a press without making the redraw that follows wait for it."""
+    context.application.create_task(_answer(query), name="answer")
+
+
+def _stray(rt: Runtime, query: CallbackQuery, shown: int | None) -> bool:
+    """Whether the press came from a copy that is not the message the bot keeps current
+    (a send that timed out and arrived anyway, an old copy): its buttons are taken off."""
+    message = query.message
+    if message is None or shown is None or message.message_id == shown:
+        return False
+    rt.out.strip(message.chat.id, message.message_id)
+    return True
 
 
 async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
@@ -593,6 +620,8 @@ async def _table_button(
     user = query.from_user
     group_lang = await chat_lang(rt, live.row.chat_id)
     async with live.lock:
+        if not isinstance(decoded, cb.Rematch) and _stray(rt, query, live.row.group_message_id):
+            raise Refused("outdated")
         if isinstance(decoded, cb.Join):
             known = await _remember(rt, user)
             if not known.can_message:
@@ -686,6 +715,10 @@ async def _hand_button(
             await _answer(query, say(lang, "not_yours"), alert=True)
             return
         presenter.looked(live, user.id)
+        if _stray(rt, query, presenter.hand_message(live, seat)):
+            await _answer(query, say(lang, "outdated"))
+            presenter.redraw_for(live, user.id, fresh=True)
+            return
         game = live.game
         if game is None or live.row.status != TableStatus.PLAYING:
             finished = live.row.status == TableStatus.FINISHED
@@ -731,7 +764,7 @@ async def _hand_button(
         if action is None:
             raise Refused("outdated")
         events = await rt.tables.act(live, seat, action, decoded.version)
-        await _answer(query)
+        _answer_soon(context, query)
         await presenter.after_action(live, events, actor=seat)
 
 
@@ -765,7 +798,7 @@ async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     message = update.effective_message
     if message is None or message.migrate_to_chat_id is None:
         return
-    await _presenter(context).on_migrated(message.chat.id, message.migrate_to_chat_id)
+    await runtime(context).out.migrate(message.chat.id, message.migrate_to_chat_id)
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:

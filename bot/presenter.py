@@ -16,13 +16,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
-from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, Job
 
 from bot import callbacks as cb
 from bot import render as r
-from bot.i18n import Lang, pick_lang
-from bot.sender import Content
+from bot.i18n import Lang, pick_lang, tr
+from bot.sender import Content, Priority
 from bot.store import TableStatus
 from bot.tables import Live, Refused
 from engine import Card
@@ -72,6 +71,13 @@ class Presenter:
 
     def _hand_key(self, live: Live, seat: int) -> Hashable:
         return ("hand", live.table_id, seat)
+
+    def hand_message(self, live: Live, seat: int) -> int | None:
+        """The message that shows a seat's hand now (None if it has none yet)."""
+        shown = self._rt.out.message_id(self._hand_key(live, seat))
+        if shown is None and seat < len(live.row.hand_message_ids):
+            shown = live.row.hand_message_ids[seat]
+        return shown
 
     def _players(self, live: Live) -> list[r.Player]:
         return [
@@ -134,7 +140,7 @@ class Presenter:
         self._arm_clock(live)
         self._schedule_ai(live)
 
-    async def _draw_lobby(self, live: Live, lang: Lang) -> None:
+    async def _draw_lobby(self, live: Live, lang: Lang, *, fresh: bool = False) -> None:
         ctx = r.LobbyContext(
             table_id=live.table_id,
             version=live.version,
@@ -142,7 +148,7 @@ class Presenter:
             codec=self._rt.codec,
         )
         screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
-        self._show_group(live, screen)
+        self._show_group(live, screen, lang, priority=Priority.OWN, fresh=fresh)
 
     def _creator_name(self, live: Live) -> str | None:
         for seat in live.row.seats:
@@ -150,7 +156,18 @@ class Presenter:
                 return seat.name
         return None
 
-    def _show_group(self, live: Live, screen: r.Screen) -> None:
+    def _show_group(
+        self,
+        live: Live,
+        screen: r.Screen,
+        lang: Lang,
+        *,
+        priority: Priority = Priority.TABLE,
+        fresh: bool = False,
+    ) -> None:
+        """The group's message: the table (paced behind the hands that wait on it) or
+        the lobby and its pages (the presser's own screen)."""
+
         async def sent(message_id: int | None) -> None:
             if message_id is not None:
                 await self._rt.tables.set_messages(live, group_message_id=message_id)
@@ -162,15 +179,18 @@ class Presenter:
             thread_id=live.row.thread_id,
             message_id=live.row.group_message_id,
             on_sent=sent,
+            priority=priority,
+            fresh=fresh,
+            moved_note=tr(lang, "table.moved"),
         )
 
-    async def _draw_table(self, live: Live, lang: Lang) -> None:
+    async def _draw_table(self, live: Live, lang: Lang, *, fresh: bool = False) -> None:
         game = live.game
         assert game is not None
         screen = r.render_table(
             game.public_view(), self._players(live), lang, self._ctx(live), rules=live.rules
         )
-        self._show_group(live, screen)
+        self._show_group(live, screen, lang, fresh=fresh)
 
     async def _draw_hands(self, live: Live, *, notify: bool, actor: int | None = None) -> None:
         """Draw every hand. A hand whose player must answer now (the game waits on him, or
@@ -193,8 +213,13 @@ class Presenter:
                 fresh = last is None or now - last >= self._rt.settings.notify_after
                 if fresh:
                     self._notified[(live.table_id, seat)] = now
-            urgent = game.result is not None or seat == actor or seat in answering
-            await self._draw_hand(live, seat, who.user_id, fresh=fresh, urgent=urgent)
+            if seat in answering:
+                priority = Priority.URGENT
+            elif seat == actor or game.result is not None:
+                priority = Priority.OWN
+            else:
+                priority = Priority.WATCH
+            await self._draw_hand(live, seat, who.user_id, fresh=fresh, priority=priority)
 
     async def _draw_hand(
         self,
@@ -203,7 +228,7 @@ class Presenter:
         user_id: int,
         *,
         fresh: bool = False,
-        urgent: bool = True,
+        priority: Priority = Priority.OWN,
         choice: r.Choice | None = None,
         selection: frozenset[Card] | None = None,
         purpose: str = "lead",
@@ -227,7 +252,7 @@ class Presenter:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
 
         ids = live.row.hand_message_ids
-        watching = not urgent and choice is None and selection is None
+        watching = priority == Priority.WATCH and choice is None and selection is None
         self._rt.out.show(
             self._hand_key(live, seat),
             user_id,
@@ -237,6 +262,8 @@ class Presenter:
             on_sent=sent,
             # a player who only watches sees the table at the group's pace
             interval=self._rt.settings.group_edit_interval if watching else 0.0,
+            priority=priority,
+            moved_note=tr(lang, "hand.moved"),
         )
 
     def looked(self, live: Live, user_id: int) -> None:
@@ -328,7 +355,7 @@ class Presenter:
             codec=self._rt.codec,
         )
         screen = r.render_end(game.result, self._players(live), lang, ctx)
-        await self._rt.out.send(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
+        self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
 
     def _let_go(self, live: Live) -> None:
@@ -363,32 +390,26 @@ class Presenter:
         else:
             self._app.create_task(self._draw_lobby(live, lang))
             return
-        self._show_group(live, screen)
+        self._show_group(live, screen, lang, priority=Priority.OWN)
 
     def repost(self, live: Live) -> None:
         """/newgame while a table is open: show its message again at the bottom."""
         self._app.create_task(self._repost(live))
 
     async def _repost(self, live: Live) -> None:
-        old = self._rt.out.forget(self._group_key(live))
-        if old is not None:
-            # the table moves to the bottom: the old copy goes, so no stale table remains
-            try:
-                await self._app.bot.delete_message(live.row.chat_id, old)
-            except TelegramError as exc:
-                log.info("table %s: old table message kept: %s", live.table_id, exc)
-        live.row = replace(live.row, group_message_id=None)
+        # the table moves to the bottom; the old copy is deleted, or where Telegram refuses
+        # (older than 48 hours) it loses its buttons and points below
         lang = await self._group_lang(live)
         if live.game is not None and live.row.status == TableStatus.PLAYING:
-            await self._draw_table(live, lang)
+            await self._draw_table(live, lang, fresh=True)
         else:
-            await self._draw_lobby(live, lang)
+            await self._draw_lobby(live, lang, fresh=True)
 
     async def cancelled(self, live: Live, by: str | None) -> None:
         """The lobby or game was cancelled: say so in the group and in every hand, whose
         buttons go away."""
         lang = await self._group_lang(live)
-        self._show_group(live, r.Screen(r.render_cancelled(lang, by)))
+        self._show_group(live, r.Screen(r.render_cancelled(lang, by)), lang, priority=Priority.OWN)
         await self.close_hands(live, by)
         self._disarm(live)
         self._let_go(live)
@@ -527,16 +548,19 @@ class Presenter:
             screen = r.render_blocked(
                 lang, name, self._rt.bot_username, live.table_id, self._rt.codec
             )
-            await self._rt.out.send(
-                live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id
-            )
+            self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
 
     async def on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
-        """A group became a supergroup: its tables and tallies move with it."""
+        """A group became a supergroup: its tables and tallies move with it. The old
+        group's messages stay behind; the publisher draws each table anew in the
+        supergroup (:meth:`Publisher.migrate`)."""
         assert self._rt.store is not None
         await self._rt.store.migrate_chat(old_chat_id, new_chat_id)
         for live in self._rt.tables.loaded():
             if live.row.chat_id == old_chat_id:
-                self._rt.tables.forget(live.table_id)
-                self._rt.out.forget(self._group_key(live))
+                live.row = replace(
+                    live.row, chat_id=new_chat_id, group_message_id=None, thread_id=None
+                )
+        if old_chat_id in self._langs:
+            self._langs[new_chat_id] = self._langs.pop(old_chat_id)
         log.info("chat %s is now %s", old_chat_id, new_chat_id)

@@ -1,32 +1,48 @@
-"""Sending and editing messages: coalesced, paced per chat, and forgiving of Telegram.
+"""Sending and editing messages: coalesced, paced per chat, and nothing lost.
 
 Each logical message (a table's group message, one player's hand) is a *slot*. Callers say
 what the slot should show; a worker sends only the latest wanted content, never an
-unchanged one, and paces every chat (a group's table at most once per
-``group_interval`` seconds, so 20 edits a minute at 3 s). "Message is not modified" is not an
-error; a message that disappeared is sent anew; a player who blocked the bot is reported.
+unchanged one. Every request waits for its chat's budget (:mod:`bot.pacing`) in the
+slot's priority, and the content is read only once the budget lets it go, so whatever
+changed while it waited is merged into one edit.
+
+Telegram's troubles are handled here, where the wanted content is known:
+
+* a 429 pauses that chat (the pacer) and the slot tries again with its newest content;
+* a network failure (timeout, reset, a 5xx) is retried with backoff and jitter, keeping
+  the newest content; a send that timed out may have arrived all the same, and such a
+  copy is recognised when it is pressed (its message is not the slot's);
+* "message is not modified" is success; a message that is gone is sent anew;
+* a group upgraded to a supergroup moves every slot of it to the new chat, which is drawn
+  at once (one-off messages too);
+* a message that must move to the bottom (a notification) is sent anew and the old copy
+  deleted; where Telegram refuses the delete (older than 48 hours) the old copy loses its
+  buttons and says where the message went;
+* a player who blocked the bot is reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from dataclasses import dataclass
+from typing import Any, Final
 
 from telegram import Bot
-from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from bot import tgerrors
+from bot.pacing import Pacer, Priority, paced
 from bot.render import Keyboard, Screen, reply_markup
 
-__all__ = ["Content", "Publisher"]
+__all__ = ["Content", "Priority", "Publisher"]
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +70,7 @@ class Content:
 
 
 _NO_PREVIEW: Final = {"is_disabled": True}
+_NO_KEYBOARD: Final[dict[str, list[Any]]] = {"inline_keyboard": []}
 
 
 @dataclass(slots=True)
@@ -71,12 +88,11 @@ class _Slot:
     retired: bool = False
     pause: asyncio.Future[None] | None = None
     """While content that is not urgent waits: resolved early by urgent content."""
-
-
-@dataclass(slots=True)
-class _Chat:
-    next_at: float = 0.0
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    priority: Priority = Priority.OWN
+    moved_note: str | None = None
+    """The line an old copy gets when it cannot be deleted ("moved below")."""
+    once: asyncio.Future[int | None] | None = None
+    """A one-off message: sent once, never edited; resolved with its id (None: failed)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -91,18 +107,27 @@ class Publisher:
         self,
         bot: Bot,
         *,
-        group_interval: float = 3.0,
-        private_interval: float = 1.0,
+        pacer: Pacer | None = None,
+        timeout: float = 2.0,
         on_blocked: Callable[[int], Awaitable[None]] | None = None,
         on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
+        backoff: tuple[float, float] = (0.25, 10.0),
+        seed: int | None = None,
     ) -> None:
         self._bot = bot
-        self._group_interval = group_interval
-        self._private_interval = private_interval
+        found = pacer if pacer is not None else getattr(bot, "rate_limiter", None)
+        self._pacer: Pacer | None = found if isinstance(found, Pacer) else None
+        self._timeout = timeout
         self._on_blocked = on_blocked
         self._on_migrated = on_migrated
+        self._backoff = backoff
+        self._rng = random.Random(seed)
         self._slots: dict[Hashable, _Slot] = {}
-        self._chats: dict[int, _Chat] = {}
+        self._moved: dict[int, int] = {}
+        """Groups that became supergroups: old chat id -> new chat id."""
+        self._migrating: dict[int, asyncio.Task[None]] = {}
+        self._cleanups: set[asyncio.Task[None]] = set()
+        self._once = itertools.count()
         self._closed = False
 
     # ------------------------------------------------------------------ the interface
@@ -118,16 +143,20 @@ class Publisher:
         fresh: bool = False,
         on_sent: Callable[[int | None], Awaitable[None]] | None = None,
         interval: float = 0.0,
+        priority: Priority = Priority.OWN,
+        moved_note: str | None = None,
     ) -> None:
         """Make slot ``key`` show ``content``: edit its message, or send one if it has none.
 
         ``fresh`` sends a new message at the bottom of the chat and deletes the old one
-        (a notification). ``message_id`` adopts a message the slot should edit (after a
-        restart). ``on_sent`` is told the slot's message id whenever it changes.
-        ``interval`` marks content that is not urgent: it waits that long (or until urgent
-        content for the slot arrives) and merges with whatever comes meanwhile. A slot's
-        first message is never held back.
+        (a notification); ``moved_note`` is what the old copy says if it cannot be
+        deleted. ``message_id`` adopts a message the slot should edit (after a restart).
+        ``on_sent`` is told the slot's message id whenever it changes. ``interval`` marks
+        content that is not urgent: it waits that long (or until urgent content for the
+        slot arrives) and merges with whatever comes meanwhile; a slot's first message is
+        never held back. ``priority`` orders the slot among the chat's other requests.
         """
+        chat_id = self._moved.get(chat_id, chat_id)
         slot = self._slots.get(key)
         if slot is None or slot.chat_id != chat_id:
             slot = self._slots[key] = _Slot(key, chat_id, thread_id, message_id)
@@ -137,13 +166,50 @@ class Publisher:
         slot.wanted = content
         slot.fresh = slot.fresh or fresh
         slot.interval = interval
+        slot.priority = priority
         slot.retired = False
+        if moved_note is not None:
+            slot.moved_note = moved_note
         if interval <= 0 and slot.pause is not None:
             _resolve(slot.pause)  # urgent: a pause for content that could wait ends now
         if on_sent is not None:
             slot.on_sent = on_sent
-        if not self._closed and (slot.worker is None or slot.worker.done()):
-            slot.worker = asyncio.create_task(self._run(slot), name=f"publish {key}")
+        self._start(slot)
+
+    def post(
+        self,
+        chat_id: int,
+        content: Content,
+        *,
+        thread_id: int | None = None,
+        priority: Priority = Priority.OWN,
+    ) -> asyncio.Future[int | None]:
+        """Send a one-off message (an end of game, a notice) with the same pacing and
+        retries as the slots; the future gives its id, or None if it could not be sent."""
+        future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        key = ("once", next(self._once))
+        chat_id = self._moved.get(chat_id, chat_id)
+        slot = _Slot(key, chat_id, thread_id, None, wanted=content, priority=priority)
+        slot.once = future
+        slot.retired = True
+        self._slots[key] = slot
+        if self._closed:
+            future.set_result(None)
+            del self._slots[key]
+        else:
+            self._start(slot)
+        return future
+
+    async def send(
+        self,
+        chat_id: int,
+        content: Content,
+        *,
+        thread_id: int | None = None,
+        priority: Priority = Priority.OWN,
+    ) -> int | None:
+        """Send a one-off message and wait for it; its id, or None if it failed."""
+        return await self.post(chat_id, content, thread_id=thread_id, priority=priority)
 
     def adopt(
         self, key: Hashable, chat_id: int, message_id: int, *, thread_id: int | None = None
@@ -182,66 +248,69 @@ class Publisher:
         slot = self._slots.get(key)
         return slot.message_id if slot is not None else None
 
-    async def send(
-        self, chat_id: int, content: Content, *, thread_id: int | None = None
-    ) -> int | None:
-        """Send a one-off message now (paced like the rest); its id, or None if it failed."""
-        chat = self._chat(chat_id)
-        for _attempt in range(3):
-            async with chat.lock:
-                await self._pace(chat_id, chat)
-                try:
-                    message = await self._call(
-                        chat_id, self._api("sendMessage", chat_id, content, thread_id=thread_id)
-                    )
-                except RetryAfter:
-                    continue  # waited out in _call
-                except Forbidden:
-                    await self._blocked(chat_id)
-                    return None
-                except TelegramError as exc:
-                    log.warning("chat %s: message not sent: %s", chat_id, exc)
-                    return None
-            return int(message["message_id"])
-        return None
+    def chat_of(self, chat_id: int) -> int:
+        """The chat id to write to: a group's supergroup if it was upgraded."""
+        return self._moved.get(chat_id, chat_id)
+
+    def strip(self, chat_id: int, message_id: int) -> None:
+        """Take the buttons off a message that is not a slot's (a stray copy)."""
+        task = asyncio.get_running_loop().create_task(
+            self._strip(chat_id, message_id, None), name=f"strip {chat_id}/{message_id}"
+        )
+        self._keep(task)
 
     async def flush(self, timeout: float = 30.0) -> None:
         """Wait until every slot shows its latest content (for shutdown and tests)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            workers = [s.worker for s in self._slots.values() if s.worker and not s.worker.done()]
-            if not workers:
+            busy: list[asyncio.Task[None]] = [
+                s.worker for s in self._slots.values() if s.worker and not s.worker.done()
+            ]
+            busy += [t for t in self._cleanups if not t.done()]
+            busy += [t for t in self._migrating.values() if not t.done()]
+            if not busy:
                 return
-            await asyncio.wait(workers, timeout=max(0.0, deadline - time.monotonic()))
+            await asyncio.wait(busy, timeout=max(0.0, deadline - time.monotonic()))
 
     async def close(self) -> None:
         """Finish what is wanted (briefly), then stop."""
         await self.flush(timeout=5.0)
         self._closed = True
+        tasks = [s.worker for s in self._slots.values() if s.worker and not s.worker.done()]
+        tasks += [t for t in self._cleanups if not t.done()]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         for slot in self._slots.values():
-            if slot.worker is not None and not slot.worker.done():
-                slot.worker.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await slot.worker
+            if slot.once is not None and not slot.once.done():
+                slot.once.set_result(None)
 
     # ------------------------------------------------------------------ the worker
 
-    def _chat(self, chat_id: int) -> _Chat:
-        chat = self._chats.get(chat_id)
-        if chat is None:
-            chat = self._chats[chat_id] = _Chat()
-        return chat
+    def _start(self, slot: _Slot) -> None:
+        if not self._closed and (slot.worker is None or slot.worker.done()):
+            slot.worker = asyncio.get_running_loop().create_task(
+                self._run(slot), name=f"publish {slot.key}"
+            )
 
-    def _interval(self, chat_id: int) -> float:
-        return self._private_interval if chat_id > 0 else self._group_interval
+    def _keep(self, task: asyncio.Task[None]) -> None:
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
 
-    async def _pace(self, chat_id: int, chat: _Chat) -> None:
-        now = time.monotonic()
-        if chat.next_at > now:
-            await asyncio.sleep(chat.next_at - now)
-        chat.next_at = time.monotonic() + self._interval(chat_id)
+    def _delay(self, failures: int) -> float:
+        """Backoff with jitter before the next try of a request that failed."""
+        base, cap = self._backoff
+        delay: float = min(cap, base * 2.0 ** (failures - 1))
+        return delay * self._rng.uniform(0.5, 1.0)
+
+    async def _budget(self, chat_id: int, priority: Priority) -> None:
+        if self._pacer is not None:
+            await self._pacer.acquire(chat_id, priority)
 
     async def _run(self, slot: _Slot) -> None:
+        failures = 0
         try:
             while slot.wanted is not None and self._slots.get(slot.key) is slot:
                 if slot.interval > 0 and not slot.fresh and slot.message_id is not None:
@@ -255,64 +324,88 @@ class Publisher:
                     finally:
                         timer.cancel()
                         slot.pause = None
-                chat = self._chat(slot.chat_id)
-                async with chat.lock:
-                    wanted, fresh = slot.wanted, slot.fresh
-                    if wanted is None:
-                        return
-                    if wanted == slot.sent and not fresh:
-                        slot.wanted = None
-                        return
-                    await self._pace(slot.chat_id, chat)
-                    # the newest content, read after the pause: intermediate states are skipped
-                    wanted, fresh = slot.wanted or wanted, slot.fresh
-                    slot.wanted, slot.fresh = None, False
-                    try:
-                        await self._deliver(slot, wanted, fresh)
-                    except RetryAfter:
-                        # waited out in _call: try again, unless newer content came meanwhile
-                        if slot.wanted is None:
-                            slot.wanted = wanted
-                        slot.fresh = slot.fresh or fresh
+                if slot.wanted == slot.sent and not slot.fresh:
+                    slot.wanted = None
+                    break
+                await self._budget(slot.chat_id, slot.priority)
+                # the newest content, read once the budget let it go: what changed while
+                # it waited is merged into this one request
+                wanted, fresh = slot.wanted, slot.fresh
+                if wanted is None or self._slots.get(slot.key) is not slot:
+                    break
+                if wanted == slot.sent and not fresh:
+                    slot.wanted = None
+                    break
+                slot.wanted, slot.fresh = None, False
+                try:
+                    await self._deliver(slot, wanted, fresh)
+                    failures = 0
+                except RetryAfter:
+                    self._again(slot, wanted, fresh)  # its chat is paused by the pacer
+                except ChatMigrated as exc:
+                    self._again(slot, wanted, fresh)
+                    await self.migrate(slot.chat_id, int(exc.new_chat_id))
+                except TelegramError as exc:
+                    if not tgerrors.is_transient(exc):
+                        raise
+                    self._again(slot, wanted, fresh)
+                    failures += 1
+                    delay = self._delay(failures)
+                    log.info(
+                        "chat %s: %s failed (%s), again in %.1f s",
+                        slot.chat_id,
+                        slot.key,
+                        exc,
+                        delay,
+                    )
+                    await asyncio.sleep(delay)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("publishing %s failed", slot.key)
         finally:
+            if slot.once is not None and slot.wanted is None and not slot.once.done():
+                slot.once.set_result(slot.message_id)
             if slot.retired and slot.wanted is None and self._slots.get(slot.key) is slot:
                 del self._slots[slot.key]
 
+    @staticmethod
+    def _again(slot: _Slot, wanted: Content, fresh: bool) -> None:
+        """A request failed: try again, with newer content if some came meanwhile."""
+        if slot.wanted is None:
+            slot.wanted = wanted
+        slot.fresh = slot.fresh or fresh
+
     async def _deliver(self, slot: _Slot, content: Content, fresh: bool) -> None:
-        old = slot.message_id
+        old, shown = slot.message_id, slot.sent
+        if slot.once is not None and old is not None:
+            return  # a one-off message is never edited
         if old is not None and not fresh:
             try:
-                await self._call(
-                    slot.chat_id,
-                    self._api("editMessageText", slot.chat_id, content, message_id=old),
-                )
+                await self._api("editMessageText", slot, content, message_id=old)
                 slot.sent = content
                 return
-            except BadRequest as exc:
-                text = str(exc).lower()
-                if "not modified" in text:
-                    slot.sent = content
-                    return
-                if "not found" not in text and "can't be edited" not in text:
-                    log.warning("chat %s: edit refused: %s", slot.chat_id, exc)
-                    return
-                old = None  # the message is gone: send it anew
             except Forbidden:
                 await self._blocked(slot.chat_id)
                 return
+            except TelegramError as exc:
+                if tgerrors.is_not_modified(exc):
+                    slot.sent = content
+                    return
+                if not tgerrors.is_gone(exc):
+                    if tgerrors.is_transient(exc) or isinstance(exc, RetryAfter | ChatMigrated):
+                        raise
+                    log.warning("chat %s: edit refused: %s", slot.chat_id, exc)
+                    return
+                old = None  # the message is gone: send it anew
         try:
-            message = await self._call(
-                slot.chat_id,
-                self._api("sendMessage", slot.chat_id, content, thread_id=slot.thread_id),
-            )
+            message = await self._api("sendMessage", slot, content, thread_id=slot.thread_id)
         except Forbidden:
             await self._blocked(slot.chat_id)
             return
-        except BadRequest as exc:
+        except TelegramError as exc:
+            if tgerrors.is_transient(exc) or isinstance(exc, RetryAfter | ChatMigrated):
+                raise
             log.warning("chat %s: message refused: %s", slot.chat_id, exc)
             return
         if not isinstance(message, dict):
@@ -320,47 +413,131 @@ class Publisher:
         slot.message_id = int(message["message_id"])
         slot.sent = content
         if old is not None:
-            with contextlib.suppress(TelegramError):
-                await self._bot.delete_message(slot.chat_id, old)
+            task = asyncio.get_running_loop().create_task(
+                self._remove(slot.chat_id, old, slot.moved_note, shown),
+                name=f"remove {slot.chat_id}/{old}",
+            )
+            self._keep(task)
         if slot.on_sent is not None:
             await slot.on_sent(slot.message_id)
+
+    async def _remove(
+        self, chat_id: int, message_id: int, note: str | None, shown: Content | None
+    ) -> None:
+        """Delete a message that moved to the bottom; if Telegram refuses (too old), take
+        its buttons off and say where it went instead."""
+        for failures in range(1, 6):
+            await self._budget(chat_id, Priority.WATCH)
+            try:
+                with paced(Priority.WATCH, retry=False, prepaid=True):
+                    await self._bot._post(
+                        "deleteMessage",
+                        {"chat_id": chat_id, "message_id": message_id},
+                        read_timeout=self._timeout,
+                    )
+                return
+            except RetryAfter:
+                continue
+            except TelegramError as exc:
+                if tgerrors.is_gone(exc):
+                    return
+                if tgerrors.is_undeletable(exc):
+                    break
+                if not tgerrors.is_transient(exc):
+                    log.info("chat %s: old message %s kept: %s", chat_id, message_id, exc)
+                    break
+                await asyncio.sleep(self._delay(failures))
+        text = None if shown is None else shown.text if note is None else f"{shown.text}\n\n{note}"
+        await self._strip(chat_id, message_id, text)
+
+    async def _strip(self, chat_id: int, message_id: int, text: str | None) -> None:
+        """Leave a message without buttons (and with ``text``, if given)."""
+        method = "editMessageReplyMarkup" if text is None else "editMessageText"
+        params: dict[str, Any] = {
+            "chat_id": chat_id,
+            "message_id": message_id,
+            "reply_markup": _NO_KEYBOARD,
+        }
+        if text is not None:
+            params.update(text=text, parse_mode="HTML", link_preview_options=_NO_PREVIEW)
+        for failures in range(1, 6):
+            await self._budget(chat_id, Priority.WATCH)
+            try:
+                with paced(Priority.WATCH, retry=False, prepaid=True):
+                    await self._bot._post(method, params, read_timeout=self._timeout)
+                return
+            except RetryAfter:
+                continue
+            except TelegramError as exc:
+                if not tgerrors.is_transient(exc):
+                    log.info("chat %s: message %s left as it is: %s", chat_id, message_id, exc)
+                    return
+                await asyncio.sleep(self._delay(failures))
 
     async def _api(
         self,
         method: str,
-        chat_id: int,
+        slot: _Slot,
         content: Content,
         *,
         message_id: int | None = None,
         thread_id: int | None = None,
     ) -> Any:
-        """Send or edit through the bot's request path (defaults, rate limiter, errors as
-        PTB raises them) without building PTB objects: the keyboard goes as plain JSON and
-        the returned message stays a dict. The typed methods would parse every returned
+        """Send or edit through the bot's request path (defaults, errors as PTB raises
+        them) without building PTB objects: the keyboard goes as plain JSON and the
+        returned message stays a dict. The typed methods would parse every returned
         message, keyboard and all, only for us to read its id; on a busy bot that parsing
-        was a good part of the CPU spent per move."""
+        was a good part of the CPU spent per move. The chat's budget was spent already."""
         params = content.params()
-        params["chat_id"] = chat_id
+        params["chat_id"] = slot.chat_id
         if message_id is not None:
             params["message_id"] = message_id
         if thread_id is not None:
             params["message_thread_id"] = thread_id
-        return await self._bot._post(method, params)
+        with paced(slot.priority, retry=False, prepaid=True):
+            return await self._bot._post(method, params, read_timeout=self._timeout)
 
-    async def _call(self, chat_id: int, request: Awaitable[T]) -> T:
-        """Run a request; a flood wait the rate limiter gave up on is waited out once."""
-        try:
-            return await request
-        except RetryAfter as exc:
-            reduced = exc.__reduce__()[1]  # (seconds,), read without the deprecated property
-            seconds = float(reduced[0]) if reduced else 1.0
-            log.warning("chat %s: flood wait of %.0f s", chat_id, seconds)
-            await asyncio.sleep(seconds)
-            raise
-        except ChatMigrated as exc:
-            if self._on_migrated is not None:
-                await self._on_migrated(chat_id, exc.new_chat_id)
-            raise
+    # ------------------------------------------------------------------ chat changes
+
+    async def migrate(self, old: int, new: int) -> None:
+        """A group became a supergroup (Telegram said so in an update, or answered a
+        request with the new id): the owner of its tables is told once, then its slots
+        move there and are drawn anew at once."""
+        if old == new:
+            return
+        self._moved[old] = new
+        task = self._migrating.get(old)
+        if task is None:
+            task = self._migrating[old] = asyncio.get_running_loop().create_task(
+                self._tell_migrated(old, new), name=f"migrate {old}"
+            )
+        await asyncio.shield(task)
+
+    async def _tell_migrated(self, old: int, new: int) -> None:
+        log.info("chat %s is now %s: its messages follow", old, new)
+        if self._on_migrated is not None:
+            try:
+                await self._on_migrated(old, new)
+            except Exception:
+                log.exception("chat %s: moving to %s failed", old, new)
+        self.move_chat(old, new)
+
+    def move_chat(self, old: int, new: int) -> None:
+        """Point every slot of chat ``old`` at chat ``new`` (a supergroup has none of the
+        old messages: each is sent anew there)."""
+        self._moved[old] = new
+        for slot in list(self._slots.values()):
+            if slot.chat_id != old:
+                continue
+            slot.chat_id = new
+            slot.message_id = None
+            slot.thread_id = None
+            if slot.wanted is None:
+                slot.wanted = slot.sent
+            slot.sent = None
+            slot.fresh = False
+            if slot.wanted is not None:
+                self._start(slot)
 
     async def _blocked(self, chat_id: int) -> None:
         log.info("chat %s: the user blocked the bot or never started it", chat_id)

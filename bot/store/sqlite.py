@@ -438,7 +438,13 @@ class SqliteStore:
                 (new, now, old),
             )
             await db.execute_fetchall("DELETE FROM chats WHERE chat_id = ?", (old,))
-            for table in ("tables", "games", "game_players"):
+            # the old group's messages stay there: a table is drawn anew in the supergroup
+            await db.execute_fetchall(
+                "UPDATE tables SET chat_id = ?, group_message_id = NULL, thread_id = NULL "
+                "WHERE chat_id = ?",
+                (new, old),
+            )
+            for table in ("games", "game_players"):
                 await db.execute_fetchall(
                     f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old)
                 )

@@ -8,23 +8,17 @@ from pathlib import Path
 from fake_telegram import FakeTelegramServer, Limits, running
 
 from bot.app import build_application
-from bot.config import Settings
 
-from .harness import Table, callback_buttons, replay_games, test_rate_limiter
+from .harness import Table, callback_buttons, replay_games, settings_for
 
 
 async def test_one_person_plays_a_computer_player_to_the_end(tmp_path: Path) -> None:
     db = tmp_path / "durak.sqlite3"
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         table = await Table.create(tg, 1)
-        settings = Settings(
-            bot_token=tg.token,
-            DURAK_DB_PATH=db,  # type: ignore[call-arg]
-            group_edit_interval=0.05,
-            private_edit_interval=0.02,
-            ai_delay=0.05,  # computer players that think 50 ms instead of a second
-        )
-        app = build_application(settings, tg.application_builder(), test_rate_limiter())
+        # computer players that think 50 ms instead of a second
+        settings = settings_for(tg, db, ai_delay=0.05)
+        app = build_application(settings, tg.application_builder())
         async with running(app, poll_timeout=0.5):
             await table.start_bots()
             lobby = await table.open_lobby()

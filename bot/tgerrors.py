@@ -1,0 +1,71 @@
+"""Telegram's answers that the bot acts on, recognised by their exact wording.
+
+python-telegram-bot raises every 400 as ``BadRequest`` and keeps only Telegram's
+description (without "Bad Request: ", first letter capitalised, the rest lowered), so the
+cause must be read from that text. Each answer below is matched whole, never as a loose
+substring: "message to edit not found" must not also catch "message thread not found".
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from telegram.error import BadRequest, NetworkError
+
+__all__ = [
+    "GONE",
+    "UNDELETABLE",
+    "describe",
+    "is_gone",
+    "is_not_modified",
+    "is_transient",
+    "is_undeletable",
+]
+
+NOT_MODIFIED: Final = "message is not modified"
+"""The start of Telegram's answer to an edit that changes nothing (the rest explains)."""
+
+GONE: Final = frozenset(
+    {
+        "message to edit not found",
+        "message to delete not found",
+        "message_id_invalid",
+        "message can't be edited",
+    }
+)
+"""The message is no longer there to edit (deleted by the user, or never was)."""
+
+UNDELETABLE: Final = frozenset(
+    {
+        "message can't be deleted",
+        "message can't be deleted for everyone",
+    }
+)
+"""Telegram refuses the delete: a bot may delete only messages sent less than 48 h ago."""
+
+
+def describe(exc: BaseException) -> str:
+    """Telegram's description in the form it is compared in: lower case, no prefix."""
+    text = str(exc).strip().lower()
+    return text.removeprefix("bad request: ")
+
+
+def is_not_modified(exc: BaseException) -> bool:
+    """An edit that would change nothing: the message already shows that content."""
+    return isinstance(exc, BadRequest) and describe(exc).startswith(NOT_MODIFIED)
+
+
+def is_gone(exc: BaseException) -> bool:
+    """The message to edit or delete does not exist (any more)."""
+    return isinstance(exc, BadRequest) and describe(exc) in GONE
+
+
+def is_undeletable(exc: BaseException) -> bool:
+    """The message exists but may not be deleted (older than 48 hours)."""
+    return isinstance(exc, BadRequest) and describe(exc) in UNDELETABLE
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A network failure (timeout, reset connection, a 5xx from the gateway): the same
+    request may succeed later. A timed-out request may also have been carried out."""
+    return isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)

@@ -1,0 +1,219 @@
+"""The per-chat pacer: buckets, priorities, the reserve, per-chat pauses, PTB's hook.
+
+Real time with short intervals: the pacer may grant late on a loaded machine, never
+early, so every bound asserted here is one it must keep whatever the load."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from telegram.error import RetryAfter
+
+from bot.pacing import Pacer, Pacing, Priority, counts, paced
+
+PRIVATE, OTHER, GROUP = 1001, 1002, -2001
+
+
+def pacer(**changes: Any) -> Pacer:
+    figures: dict[str, Any] = {
+        "private_interval": 0.05,
+        "private_burst": 3,
+        "group_interval": 0.2,
+        "group_burst": 2,
+        **changes,
+    }
+    return Pacer(Pacing(**figures))
+
+
+async def grant_times(p: Pacer, chat: int, priorities: list[Priority]) -> list[float]:
+    """Acquire once per priority, all queued at the same instant; when each was let go,
+    in seconds after the start, in the order of ``priorities``."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    async def one(priority: Priority) -> float:
+        await p.acquire(chat, priority)
+        return loop.time() - start
+
+    return list(await asyncio.gather(*(one(q) for q in priorities)))
+
+
+async def test_a_private_chat_gets_its_burst_at_once_then_one_per_interval() -> None:
+    times = await grant_times(pacer(), PRIVATE, [Priority.OWN] * 6)
+    assert all(t < 0.03 for t in times[:3])
+    for earlier, later in zip(times[2:], times[3:], strict=False):
+        assert later - earlier >= 0.05 - 1e-3
+
+
+async def test_a_group_has_its_own_figures() -> None:
+    times = await grant_times(pacer(), GROUP, [Priority.TABLE] * 3)
+    assert times[1] < 0.03 and times[2] >= 0.2 - 1e-3
+
+
+async def test_chats_do_not_share_a_budget() -> None:
+    p = pacer()
+    await grant_times(p, PRIVATE, [Priority.OWN] * 3)  # the burst is spent
+    other = await grant_times(p, OTHER, [Priority.OWN] * 3)
+    assert max(other) < 0.03
+
+
+async def test_the_queue_lets_higher_priorities_go_first() -> None:
+    p = pacer()
+    await grant_times(p, PRIVATE, [Priority.OWN] * 3)
+    order: list[Priority] = []
+
+    async def one(priority: Priority) -> None:
+        await p.acquire(PRIVATE, priority)
+        order.append(priority)
+
+    await asyncio.gather(
+        one(Priority.WATCH), one(Priority.TABLE), one(Priority.OWN), one(Priority.URGENT)
+    )
+    assert order == [Priority.URGENT, Priority.OWN, Priority.TABLE, Priority.WATCH]
+
+
+async def test_content_that_can_wait_leaves_the_reserve_to_urgent_content() -> None:
+    p = pacer(private_burst=2)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    await p.acquire(PRIVATE, Priority.WATCH)  # a full bucket: it goes
+    await p.acquire(PRIVATE, Priority.WATCH)  # one token left: the reserve, so it waits
+    assert loop.time() - start >= 0.05 - 1e-3
+    before = loop.time()
+    await p.acquire(PRIVATE, Priority.URGENT)  # the reserve refilled meanwhile: at once
+    assert loop.time() - before < 0.03
+
+
+async def test_a_pause_holds_only_its_own_chat() -> None:
+    p = pacer()
+    loop = asyncio.get_running_loop()
+    p.pause(PRIVATE, 0.3)
+    start = loop.time()
+    await p.acquire(OTHER, Priority.OWN)
+    assert loop.time() - start < 0.03
+    await p.acquire(PRIVATE, Priority.URGENT)
+    assert loop.time() - start >= 0.3 - 1e-3
+    # after the pause the bucket refills from empty: one, then the interval
+    second = loop.time()
+    await p.acquire(PRIVATE, Priority.URGENT)
+    assert loop.time() - second >= 0.05 - 1e-3
+
+
+async def test_an_overall_cap_applies_across_chats_when_set() -> None:
+    p = pacer(overall_rate=20.0)  # one every 50 ms, a burst of 20
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    for chat in range(1, 26):
+        await p.acquire(chat, Priority.OWN)
+    assert loop.time() - start >= 5 * 0.05 - 0.01
+
+
+def test_what_spends_a_chat_s_budget() -> None:
+    assert counts("sendMessage") and counts("editMessageText") and counts("deleteMessage")
+    assert counts("editMessageReplyMarkup") and counts("copyMessage")
+    assert not counts("answerCallbackQuery") and not counts("getChatMember")
+    assert not counts("sendChatAction") and not counts("getUpdates")
+
+
+def test_impossible_figures_are_refused() -> None:
+    with pytest.raises(ValueError, match="burst"):
+        Pacing(private_burst=0)
+    with pytest.raises(ValueError, match="negative"):
+        Pacing(group_interval=-1)
+
+
+class Calls:
+    """A stand-in for PTB's request callback: answers 429 as often as told."""
+
+    def __init__(self, floods: int = 0, retry_after: int = 1) -> None:
+        self.floods = floods
+        self.retry_after = retry_after
+        self.times: list[float] = []
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        self.times.append(asyncio.get_running_loop().time())
+        if self.floods:
+            self.floods -= 1
+            raise RetryAfter(self.retry_after)
+        return {"ok": True}
+
+
+async def request(p: Pacer, calls: Calls, endpoint: str, chat: int | None) -> Any:
+    data: dict[str, Any] = {} if chat is None else {"chat_id": chat}
+    return await p.process_request(calls, (), {}, endpoint, data, None)
+
+
+async def test_a_429_pauses_its_chat_and_is_tried_again() -> None:
+    p = pacer()
+    calls = Calls(floods=1)
+    assert await request(p, calls, "sendMessage", PRIVATE) == {"ok": True}
+    assert len(calls.times) == 2 and calls.times[1] - calls.times[0] >= 1.0 - 1e-3
+    # meanwhile another chat was never held up
+    start = asyncio.get_running_loop().time()
+    await request(p, Calls(), "editMessageText", OTHER)
+    assert asyncio.get_running_loop().time() - start < 0.03
+
+
+async def test_a_caller_that_retries_itself_gets_the_429_at_once() -> None:
+    p = pacer()
+    calls = Calls(floods=1)
+    with paced(Priority.URGENT, retry=False), pytest.raises(RetryAfter):
+        await request(p, calls, "editMessageText", PRIVATE)
+    assert p.delay(PRIVATE) > 0.5, "the chat is paused for the caller's next try"
+
+
+async def test_free_calls_go_at_once_even_in_a_paused_chat() -> None:
+    p = pacer()
+    p.pause(PRIVATE, 5.0)
+    start = asyncio.get_running_loop().time()
+    await request(p, Calls(), "answerCallbackQuery", None)
+    await request(p, Calls(), "getChatMember", PRIVATE)
+    assert asyncio.get_running_loop().time() - start < 0.03
+
+
+async def test_giving_up_after_max_retries() -> None:
+    p = pacer(max_retries=1)
+    calls = Calls(floods=5)
+    with pytest.raises(RetryAfter):
+        await request(p, calls, "sendMessage", PRIVATE)
+    assert len(calls.times) == 2
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    burst=st.integers(1, 4),
+    gaps=st.lists(st.sampled_from([0.0, 0.0, 0.005, 0.02]), min_size=1, max_size=12),
+    priorities=st.lists(st.sampled_from(list(Priority)), min_size=12, max_size=12),
+)
+def test_no_window_ever_holds_more_than_the_bucket_allows(
+    burst: int, gaps: list[float], priorities: list[Priority]
+) -> None:
+    """Whatever the arrivals and priorities: in any span of T seconds at most
+    burst + T / interval requests go (the bound Telegram's per-chat limit needs)."""
+    interval = 0.02
+
+    async def run() -> list[float]:
+        p = pacer(private_interval=interval, private_burst=burst)
+        loop = asyncio.get_running_loop()
+        granted: list[float] = []
+
+        async def one(priority: Priority) -> None:
+            await p.acquire(PRIVATE, priority)
+            granted.append(loop.time())
+
+        tasks = []
+        for gap, priority in zip(gaps, priorities, strict=False):
+            tasks.append(asyncio.ensure_future(one(priority)))
+            await asyncio.sleep(gap)
+        await asyncio.gather(*tasks)
+        return sorted(granted)
+
+    granted = asyncio.run(run())
+    for i, first in enumerate(granted):
+        for j in range(i, len(granted)):
+            span = granted[j] - first
+            assert j - i + 1 <= burst + span / interval + 1e-6
