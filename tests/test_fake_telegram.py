@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
@@ -14,9 +15,13 @@ from aiohttp import web
 from fake_telegram import (
     ADMINISTRATOR,
     GENERAL_TOPIC,
+    MESSAGE_CANT_BE_DELETED,
+    MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
+    MESSAGE_ID_INVALID,
     SECRET_HEADER,
     FakeTelegramServer,
     FakeUser,
+    Faults,
     Limits,
     find_button,
     parse_html,
@@ -39,7 +44,9 @@ from telegram.error import (
     EndPointNotFound,
     Forbidden,
     InvalidToken,
+    NetworkError,
     RetryAfter,
+    TimedOut,
 )
 from telegram.ext import (
     AIORateLimiter,
@@ -51,6 +58,7 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
+from telegram.request import BaseRequest, HTTPXRequest
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]
 
@@ -343,37 +351,145 @@ class ManualClock:
         return self.now
 
 
-async def test_rate_limits_with_telegrams_figures(server: FakeTelegramServer, bot: Bot) -> None:
+def stopped_clock(server: FakeTelegramServer, limits: Limits | None = None) -> ManualClock:
+    """Put the server's flood control on a clock that only moves when the test says."""
     clock = ManualClock()
     server.limiter.clock = clock
-    server.set_limits(Limits.telegram())
+    server.set_limits(limits or Limits.telegram())
+    return clock
+
+
+async def test_private_chat_burst_then_one_a_second(server: FakeTelegramServer, bot: Bot) -> None:
+    clock = stopped_clock(server)
     ann = await started_user(server)
-    for i in range(5):  # a short burst in a private chat is tolerated
+    for i in range(4):  # a short burst is tolerated
         await bot.send_message(ann.id, f"m{i}")
-    with pytest.raises(RetryAfter) as private_flood:
+    with pytest.raises(RetryAfter) as flood:
         await bot.send_message(ann.id, "one too many")
-    assert private_flood.value.retry_after == 1
-    clock.now += 1
-    await bot.send_message(ann.id, "a second later")
+    assert flood.value.retry_after == 1  # whole seconds, at least 1, as Telegram says
+    for second in range(3):  # then one a second
+        clock.now += 1
+        await bot.send_message(ann.id, f"second {second}")
+        with pytest.raises(RetryAfter):
+            await bot.send_message(ann.id, "again too soon")
+    clock.now += 0.8  # 0.25 s of tolerance: a call a little early goes through
+    await bot.send_message(ann.id, "a bit early")
+    flood_calls = server.rate_limited
+    assert len(flood_calls) == 4 and not any(c.forced for c in flood_calls)
+    assert flood_calls[0].description == "Too Many Requests: retry after 1"
+    assert flood_calls[0].params["text"] == "one too many"
+    # Free: reads, chat actions and callback answers never draw a 429.
+    for _ in range(10):
+        await bot.get_chat(ann.id)
+        await bot.send_chat_action(ann.id, "typing")
+    assert len(server.rate_limited) == 4
+
+
+async def test_group_allows_20_in_any_minute(server: FakeTelegramServer, bot: Bot) -> None:
+    clock = stopped_clock(server)
+    ann = await started_user(server)
     group = await server.create_group("G", members=[ann])
-    sent = await bot.send_message(group.id, "table")
-    for i in range(19):  # edits count too: 20 a minute per group
+    sent = await bot.send_message(group.id, "table")  # at 0 s
+    clock.now += 30
+    for i in range(17):  # edits count too
         await bot.edit_message_text(f"table {i}", chat_id=group.id, message_id=sent.message_id)
-    with pytest.raises(RetryAfter) as group_flood:
-        await bot.edit_message_text("table x", chat_id=group.id, message_id=sent.message_id)
-    assert group_flood.value.retry_after == 3  # one per 60/20 s
-    clock.now += 3
-    await bot.edit_message_text("table y", chat_id=group.id, message_id=sent.message_id)
-    flood = server.rate_limited
-    assert [c.method for c in flood] == ["sendMessage", "editMessageText"]
-    assert not any(c.forced for c in flood)
-    assert flood[1].description == "Too Many Requests: retry after 3"
-    assert flood[1].params["text"] == "table x"
-    # The global limit: 30 a second over all chats (plus 0.25 s of tolerance: 7 more).
-    server.reset_limits()
-    users = [await started_user(server, f"U{i}") for i in range(40)]
+    extra = await bot.send_message(group.id, "to delete")
+    assert await bot.delete_message(group.id, extra.message_id)  # and deletions: 20 at 30 s
+    with pytest.raises(RetryAfter) as flood:
+        await bot.edit_message_text("the 21st", chat_id=group.id, message_id=sent.message_id)
+    assert flood.value.retry_after == 30  # the call at 0 s leaves the window at 60 s
+    clock.now = 1000 + 59.7
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(group.id, "still within the minute")
+    assert flood.value.retry_after == 1
+    clock.now = 1000 + 59.8  # 0.25 s early is tolerated
+    await bot.send_message(group.id, "the window rolled")
+    with pytest.raises(RetryAfter) as flood:  # the next slot: when the calls at 30 s leave
+        await bot.send_message(group.id, "no slot yet")
+    assert flood.value.retry_after == 30
+    assert [c.method for c in server.rate_limited] == [
+        "editMessageText",
+        "sendMessage",
+        "sendMessage",
+    ]
+    # At 90 s the calls at 30 s have left: 19 slots, as the call at 59.8 s holds one.
+    # Refused calls and a "message is not modified" cost nothing.
+    clock.now = 1000 + 90 - 0.25
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_text("table 16", chat_id=group.id, message_id=sent.message_id)
+    for i in range(19):
+        await bot.send_message(group.id, f"later {i}")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(group.id, "the window is full again")
+    assert flood.value.retry_after == 30  # when the call at 59.8 s leaves (less slack)
+
+
+async def test_group_window_rolls_on_the_fast_scale(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    group = await server.create_supergroup("S", members=[ann])
+    limits = server.limits
+    started = time.monotonic()
+    for i in range(limits.group_per_minute):
+        await bot.send_message(group.id, f"m{i}")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(group.id, "the 21st")
+    window = limits.time_scale * 60  # 1.2 s on the fast scale
+    await asyncio.sleep(max(0.0, started + window - time.monotonic()) + 0.05)
+    await bot.send_message(group.id, "after a (scaled) minute")
+
+
+async def test_sends_edits_and_deletes_share_a_chats_budget(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    stopped_clock(server)
+    ann = await started_user(server)
+    first = await bot.send_message(ann.id, "one")
+    second = await bot.send_message(ann.id, "two")
+    await bot.edit_message_text("one, edited", chat_id=ann.id, message_id=first.message_id)
+    assert await bot.delete_messages(ann.id, [second.message_id])
+    with pytest.raises(RetryAfter):
+        await bot.delete_message(ann.id, first.message_id)
+    with pytest.raises(RetryAfter):
+        await bot.edit_message_text("again", chat_id=ann.id, message_id=first.message_id)
+    assert [c.method for c in server.rate_limited] == ["deleteMessage", "editMessageText"]
+    assert not server.message(ann.id, first.message_id).deleted
+
+
+async def test_a_429_concerns_only_its_chat(server: FakeTelegramServer, bot: Bot) -> None:
+    stopped_clock(server)
+    ann = await started_user(server, "Ann")
+    bob = await started_user(server, "Bob")
+    one = await server.create_group("One", members=[ann])
+    two = await server.create_supergroup("Two", members=[ann])
+    for i in range(4):
+        await bot.send_message(ann.id, f"a{i}")
+    for i in range(20):
+        await bot.send_message(one.id, f"g{i}")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(ann.id, "ann is flooded")
+    with pytest.raises(RetryAfter):
+        await bot.send_message(one.id, "group one is flooded")
+    for i in range(4):
+        await bot.send_message(bob.id, f"b{i}")
+    for i in range(20):
+        await bot.send_message(two.id, f"t{i}")
+    assert [c.chat_id for c in server.rate_limited] == [ann.id, one.id]
+
+
+async def test_no_global_limit_by_default_but_a_broadcast_cap_on_demand(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    stopped_clock(server)
+    assert Limits.telegram().global_per_second is None
+    users = [await started_user(server, f"U{i}") for i in range(60)]
     results = await asyncio.gather(
         *(bot.send_message(u.id, "news") for u in users), return_exceptions=True
+    )
+    assert all(not isinstance(r, Exception) for r in results), results
+    # A broadcast cap of 30 a second (plus 0.25 s of tolerance: 7 more).
+    stopped_clock(server, Limits(global_per_second=30))
+    results = await asyncio.gather(
+        *(bot.send_message(u.id, "more news") for u in users[:40]), return_exceptions=True
     )
     assert sum(isinstance(r, RetryAfter) for r in results) == 40 - 37
     assert all(not isinstance(r, Exception) or isinstance(r, RetryAfter) for r in results)
@@ -388,10 +504,38 @@ async def test_rate_limits_fast_scale_recover(server: FakeTelegramServer, bot: B
         await bot.send_message(ann.id, f"m{i}")
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(ann.id, "too fast")
-    assert flood.value.retry_after == 1  # whole seconds, at least 1, as Telegram says
+    assert flood.value.retry_after == 1
     clock.now += limits.time_scale * limits.chat_burst / limits.chat_per_second
     for i in range(limits.chat_burst):  # time is shrunk: the whole burst came back
         await bot.send_message(ann.id, f"later {i}")
+
+
+def test_limits_settings() -> None:
+    assert Limits.telegram() == Limits()
+    fast = Limits.fast()
+    assert (fast.chat_burst, fast.group_per_minute, fast.global_per_second) == (4, 20, None)
+    assert fast.time_scale == 0.02
+    assert not Limits.off().enabled
+    assert Limits().counts("deleteMessages") and Limits().counts("EDITMESSAGETEXT")
+    assert not Limits().counts("answerCallbackQuery") and not Limits().counts("getChat")
+    assert not Limits(count_deletes=False).counts("deleteMessage")
+    with pytest.raises(ValueError):
+        Limits(group_per_minute=0)
+    with pytest.raises(ValueError):
+        Limits(global_per_second=0)
+
+
+async def test_group_token_bucket_option(server: FakeTelegramServer, bot: Bot) -> None:
+    clock = stopped_clock(server, Limits(group_burst=20))
+    ann = await started_user(server)
+    group = await server.create_group("G", members=[ann])
+    for i in range(20):
+        await bot.send_message(group.id, f"m{i}")
+    with pytest.raises(RetryAfter) as flood:
+        await bot.send_message(group.id, "the 21st")
+    assert flood.value.retry_after == 3  # one every 60/20 s after the burst
+    clock.now += 3
+    await bot.send_message(group.id, "a bucket lets one through every 3 s")
 
 
 async def test_force_429_on_demand(server: FakeTelegramServer, bot: Bot) -> None:
@@ -428,37 +572,225 @@ async def test_aioratelimiter_keeps_a_burst_of_edits_clear_of_429(
         table = await plain.bot.send_message(group.id, "table")
         server.set_limits(Limits.telegram())
 
-        async def burst(app: AnyApp, tag: str) -> list[Any]:
+        async def burst(app: AnyApp, tag: str, per_user: int, table_edits: int) -> list[Any]:
             edits = [
                 app.bot.edit_message_text(f"{tag} {k}", chat_id=u.id, message_id=h.message_id)
-                for k in range(2)
+                for k in range(per_user)
                 for u, h in zip(users, hands, strict=True)
             ]
             edits += [
                 app.bot.edit_message_text(
                     f"{tag} table {k}", chat_id=group.id, message_id=table.message_id
                 )
-                for k in range(20)
+                for k in range(table_edits)
             ]
             return await asyncio.gather(*edits, return_exceptions=True)
 
         # Open the connections first (getMe is not rate limited), as a running bot has.
         await asyncio.gather(*(limited.bot.get_me() for _ in range(60)))
         started = time.monotonic()
-        results = await burst(limited, "limited")
+        results = await burst(limited, "limited", 2, 20)
         assert server.rate_limited == [], [
             (c.method, c.params["chat_id"], c.time, c.description) for c in server.rate_limited
         ]
         assert all(not isinstance(r, Exception) for r in results), results
         assert time.monotonic() - started < 10
 
-        # The same burst without the limiter (on a stopped clock, so the count is exact):
-        # 30 at once plus 7 of tolerance go through, the rest draws 429.
+        # A bigger burst without the limiter (on a stopped clock, so the count is exact):
+        # 4 edits per private chat and 20 in the group go through, the rest draws 429.
         server.limiter.clock = ManualClock()
         server.reset_limits()
-        results = await burst(plain, "plain")
-        assert sum(isinstance(r, RetryAfter) for r in results) == 60 - 37
-        assert len(server.rate_limited) == 23 and not server.rate_limited[0].forced
+        results = await burst(plain, "plain", 5, 25)
+        assert sum(isinstance(r, RetryAfter) for r in results) == 20 + 5
+        assert len(server.rate_limited) == 25 and not server.rate_limited[0].forced
+
+
+# ---- network faults --------------------------------------------------------------------
+
+
+@pytest.fixture(params=["httpx", "aiohttp"])
+async def faulty_bot(
+    request: pytest.FixtureRequest, server: FakeTelegramServer
+) -> AsyncIterator[Bot]:
+    """A real PTB bot with a short read timeout, over PTB's httpx layer or the bot's own
+    aiohttp one."""
+    network: BaseRequest
+    if request.param == "httpx":
+        network = HTTPXRequest(read_timeout=0.3, connection_pool_size=8)
+    else:
+        aiohttp_request = pytest.importorskip("bot.request")
+        network = aiohttp_request.AiohttpRequest(read_timeout=0.3)
+    async with Bot(server.token, base_url=server.base_url, request=network) as bot:
+        yield bot
+
+
+@pytest.mark.parametrize("applied", [True, False])
+async def test_a_timed_out_call(server: FakeTelegramServer, faulty_bot: Bot, applied: bool) -> None:
+    ann = await started_user(server)
+    server.set_faults(Faults(timeout=1.0, applied=1.0 if applied else 0.0))
+    started = time.monotonic()
+    with pytest.raises(TimedOut):
+        await faulty_bot.send_message(ann.id, "lost in the network")
+    assert time.monotonic() - started < 5  # the client gave up, long before the 30 s hang
+    [call] = await server.wait_for(lambda: [c for c in server.faulted if not c.pending])
+    assert (call.fault, call.applied, call.ok, call.error_code) == ("timeout", applied, False, None)
+    assert call.description == "timed out: the client disconnected"
+    assert [m.text for m in server.bot_messages(ann.id)] == (
+        ["lost in the network"] if applied else []
+    )
+    server.set_faults(None)
+    await faulty_bot.send_message(ann.id, "through")
+    assert server.calls_to("sendMessage")[-1].applied
+
+
+async def test_a_call_held_past_hang_gets_504(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    server.set_faults(Faults(timeout=1.0, applied=0.0, hang=0.05))
+    with pytest.raises(NetworkError, match=r"Gateway Timeout \(504\)") as exc:
+        await bot.send_message(ann.id, "hi")
+    assert not isinstance(exc.value, TimedOut)
+    [call] = server.faulted
+    assert (call.fault, call.error_code, call.description) == ("timeout", 504, "Gateway Time-out")
+
+
+@pytest.mark.parametrize("applied", [True, False])
+async def test_a_reset_connection(
+    server: FakeTelegramServer, faulty_bot: Bot, applied: bool
+) -> None:
+    ann = await started_user(server)
+    server.set_faults(Faults(reset=1.0, applied=1.0 if applied else 0.0))
+    with pytest.raises(NetworkError) as exc:
+        await faulty_bot.send_message(ann.id, "maybe sent")
+    assert not isinstance(exc.value, TimedOut)
+    [call] = await server.wait_for(lambda: [c for c in server.faulted if not c.pending])
+    assert (call.fault, call.applied, call.ok) == ("reset", applied, False)
+    assert call.description == "connection reset"
+    assert len(server.bot_messages(ann.id)) == (1 if applied else 0)
+    server.set_faults(Faults())
+    await faulty_bot.send_message(ann.id, "the next call opens a new connection")
+
+
+@pytest.mark.parametrize("status", [502, 503])
+async def test_a_gateway_error(server: FakeTelegramServer, faulty_bot: Bot, status: int) -> None:
+    ann = await started_user(server)
+    server.set_faults(Faults(error=1.0, error_status=status))
+    phrase = {502: "Bad Gateway", 503: "Service Unavailable"}[status]
+    with pytest.raises(NetworkError, match=rf"{phrase} \({status}\)") as exc:
+        await faulty_bot.send_message(ann.id, "never sent")
+    assert not isinstance(exc.value, TimedOut)
+    [call] = server.faulted
+    assert (call.fault, call.applied, call.error_code) == ("error", False, status)
+    assert server.bot_messages(ann.id) == []
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"{server.base_url}{server.token}/getMe") as response,
+    ):
+        page = await response.text()
+    assert response.status == status and response.content_type == "text/html"
+    assert f"<title>{status} " in page and "nginx" in page
+
+
+async def test_a_hanging_call_blocks_nobody(server: FakeTelegramServer) -> None:
+    ann = await started_user(server, "Ann")
+    bob = await started_user(server, "Bob")
+    network = HTTPXRequest(read_timeout=10.0, connection_pool_size=8)
+    async with Bot(server.token, base_url=server.base_url, request=network) as bot:
+        first = await bot.send_message(ann.id, "first")
+        server.set_faults(Faults(timeout=1.0, applied=1.0, methods=frozenset({"SENDMESSAGE"})))
+        hanging = asyncio.create_task(bot.send_message(ann.id, "hangs"))
+        await server.wait_for(lambda: server.faulted)
+        # The same chat and another one, while the send is held.
+        await bot.edit_message_text("edited", chat_id=ann.id, message_id=first.message_id)
+        await bot.get_chat(bob.id)
+        assert await bot.get_updates(timeout=0) == ()  # getUpdates never faults by default
+        assert not hanging.done()
+        assert server.faulted[0].pending and server.busy()
+        hanging.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await hanging
+    await server.wait_for(lambda: not server.faulted[0].pending)
+    assert [m.text for m in server.bot_messages(ann.id)] == ["edited", "hangs"]
+
+
+async def test_faults_repeat_for_the_same_seed(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    server.set_limits(Limits.off())
+    faults = Faults(timeout=0.2, reset=0.2, error=0.2, hang=0.0, seed=7)
+
+    async def run() -> list[tuple[str | None, bool]]:
+        server.set_faults(faults)  # the random stream starts again from the seed
+        since = len(server.calls)
+        for i in range(30):
+            with contextlib.suppress(NetworkError):
+                await bot.send_message(ann.id, f"m{i}")
+        await server.wait_for(lambda: not any(c.pending for c in server.calls[since:]))
+        return [(c.fault, c.applied) for c in server.calls[since:]]
+
+    first = await run()
+    assert first == await run()
+    kinds = {fault for fault, _ in first}
+    assert kinds == {None, "timeout", "reset", "error"}
+    assert {applied for fault, applied in first if fault in ("timeout", "reset")} == {True, False}
+    assert server.internal_errors == []
+
+
+async def test_forced_429_comes_before_a_fault(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    server.set_faults(Faults(error=1.0))
+    server.force_429(retry_after=3, chat=ann.id)
+    with pytest.raises(RetryAfter):
+        await bot.send_message(ann.id, "429 first")
+    with pytest.raises(NetworkError, match="Bad Gateway"):
+        await bot.send_message(ann.id, "then the fault")
+    assert [(c.error_code, c.fault) for c in server.calls_to("sendMessage")] == [
+        (429, None),
+        (502, "error"),
+    ]
+    with pytest.raises(ValueError):
+        Faults(timeout=0.6, reset=0.6)
+    assert Faults(methods=frozenset({"SendMessage"})).may_fault("sendmessage")
+    assert not Faults().may_fault("getUpdates")
+
+
+# ---- old messages ------------------------------------------------------------------------
+
+
+async def test_messages_older_than_48_hours_cannot_be_deleted(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    ann = await started_user(server)
+    group = await server.create_supergroup("G", members=[ann])
+    old = await bot.send_message(group.id, "old")
+    fresh = await bot.send_message(group.id, "fresh")
+    server.age_message(group, old.message_id, 49)
+    assert server.message(group, old.message_id).date <= fresh.date.timestamp() - 49 * 3600
+    with pytest.raises(BadRequest, match=r"^Message can't be deleted for everyone$"):
+        await bot.delete_message(group.id, old.message_id)
+    with pytest.raises(BadRequest, match=r"^Message can't be deleted for everyone$"):
+        await bot.delete_messages(group.id, [old.message_id])
+    assert server.calls_to("deleteMessage")[-1].description == (
+        f"Bad Request: {MESSAGE_CANT_BE_DELETED_FOR_EVERYONE}"
+    )
+    assert await bot.delete_messages(group.id, [old.message_id, fresh.message_id])
+    assert not server.message(group, old.message_id).deleted  # skipped, like the others
+    assert server.message(group, fresh.message_id).deleted
+    edited = await bot.edit_message_text("old, edited", group.id, old.message_id)
+    assert not isinstance(edited, bool) and edited.text == "old, edited"
+
+    private = await bot.send_message(ann.id, "hand")
+    server.age_message(ann.id, server.message(ann.id, private.message_id), 47.5)
+    server.age_message(ann.id, private.message_id, 0.5)  # 48 hours: too old
+    with pytest.raises(BadRequest, match=r"^Message can't be deleted$"):
+        await bot.delete_message(ann.id, private.message_id)
+    assert server.calls_to("deleteMessage")[-1].description == (
+        f"Bad Request: {MESSAGE_CANT_BE_DELETED}"
+    )
+    await bot.edit_message_text("hand, edited", ann.id, private.message_id)
+    younger = await bot.send_message(ann.id, "younger")
+    server.age_message(ann.id, younger.message_id, 47)
+    assert await bot.delete_message(ann.id, younger.message_id)
+    with pytest.raises(BadRequest, match=MESSAGE_ID_INVALID.capitalize()):
+        await bot.edit_message_text("x", inline_message_id="abc")
 
 
 # ---- forums, admins, commands, pins ---------------------------------------------------------

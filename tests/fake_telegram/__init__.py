@@ -7,10 +7,17 @@ this file has an example and lists what is faithful to Telegram and what is not.
 
 Entry points: ``FakeTelegramServer`` (``server.py``; simulation methods come from
 ``simulation.py``, inspection and waiting from ``inspection.py``), ``Limits``
-(``limits.py``) and ``running`` (``ptb.py``).
+(``limits.py``, flood control), ``Faults`` (``faults.py``, network faults) and
+``running`` (``ptb.py``).
 """
 
-from .errors import ApiError
+from .errors import (
+    MESSAGE_CANT_BE_DELETED,
+    MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
+    MESSAGE_ID_INVALID,
+    ApiError,
+)
+from .faults import Faults
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
 from .inspection import GENERAL_TOPIC
 from .keyboards import MAX_CALLBACK_DATA_BYTES, Button, inline_buttons, select_button
@@ -61,6 +68,9 @@ __all__ = [
     "MAX_CALLBACK_DATA_BYTES",
     "MAX_TEXT_LENGTH",
     "MEMBER",
+    "MESSAGE_CANT_BE_DELETED",
+    "MESSAGE_CANT_BE_DELETED_FOR_EVERYONE",
+    "MESSAGE_ID_INVALID",
     "PRIVATE",
     "SECRET_HEADER",
     "SUPERGROUP",
@@ -73,6 +83,7 @@ __all__ = [
     "FakeMessage",
     "FakeTelegramServer",
     "FakeUser",
+    "Faults",
     "Limits",
     "MessageRevision",
     "ParsedText",

@@ -12,6 +12,10 @@ from .errors import (
     CANT_INITIATE,
     CHAT_NOT_FOUND,
     GET_UPDATES_CONFLICT,
+    MESSAGE_CANT_BE_DELETED,
+    MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
+    MESSAGE_CANT_BE_EDITED,
+    MESSAGE_ID_INVALID,
     MESSAGE_NOT_MODIFIED,
     MESSAGE_TEXT_EMPTY,
     MESSAGE_TO_DELETE_NOT_FOUND,
@@ -49,6 +53,8 @@ from .models import (
 from .world import WebhookConfig, World
 
 MAX_CALLBACK_ANSWER_LENGTH = 200
+#: A bot may delete a message only within this many seconds of its sending.
+DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
 _SECRET_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _SCOPES = frozenset(
@@ -187,14 +193,24 @@ class BotApi:
 
     async def call(self, method: str, raw: dict[str, Any]) -> Any:
         """Run one method and return its result, or raise ApiError (ForcedRetry if forced)."""
+        self.take_forced(method, raw)
+        return await self.run(method, raw)
+
+    def take_forced(self, method: str, raw: dict[str, Any]) -> None:
+        """Raise ForcedRetry if a forced 429 matches this call (unknown methods: never)."""
+        entry = self._handlers.get(method.lower())
+        if entry is None:
+            return
+        retry_after = self.limiter.take_forced(entry[0], raw.get("chat_id"))
+        if retry_after is not None:
+            raise ForcedRetry(retry_after)
+
+    async def run(self, method: str, raw: dict[str, Any]) -> Any:
+        """Run one method without looking at forced 429s; its result, or ApiError."""
         entry = self._handlers.get(method.lower())
         if entry is None:
             raise not_found()
-        name, handler = entry
-        retry_after = self.limiter.take_forced(name, raw.get("chat_id"))
-        if retry_after is not None:
-            raise ForcedRetry(retry_after)
-        return await handler(Params(raw))
+        return await entry[1](Params(raw))
 
     # ---- shared checks -----------------------------------------------------------
 
@@ -270,12 +286,12 @@ class BotApi:
 
     def _edit_target(self, p: Params, method: str) -> tuple[FakeChat, FakeMessage]:
         if p.get("chat_id") is None and p.get("inline_message_id") is not None:
-            raise bad_request("MESSAGE_ID_INVALID")  # inline messages are not simulated
+            raise bad_request(MESSAGE_ID_INVALID)  # inline messages are not simulated
         chat = self._chat(p, write=True)
         self._flood_check(method, chat)
         message = self._message(chat, p, MESSAGE_TO_EDIT_NOT_FOUND)
         if not message.from_bot:
-            raise bad_request("message can't be edited")
+            raise bad_request(MESSAGE_CANT_BE_EDITED)
         return chat, message
 
     def _apply_edit(
@@ -557,12 +573,26 @@ class BotApi:
     def _can_delete(self, chat: FakeChat, message: FakeMessage) -> bool:
         return message.from_bot or chat.type == PRIVATE or chat.bot_is_admin
 
+    def _too_old(self, message: FakeMessage) -> bool:
+        return self.world.now() - message.date >= DELETE_WINDOW
+
+    @staticmethod
+    def _too_old_error(chat: FakeChat) -> str:
+        """Telegram's wording for a message older than 48 hours."""
+        if chat.type == PRIVATE:
+            return MESSAGE_CANT_BE_DELETED
+        return MESSAGE_CANT_BE_DELETED_FOR_EVERYONE
+
     async def _delete_message(self, p: Params) -> Any:
         chat = self._chat(p, write=True)
+        self._flood_check("deleteMessage", chat)
         message = self._message(chat, p, MESSAGE_TO_DELETE_NOT_FOUND)
         if not self._can_delete(chat, message):
-            raise bad_request("message can't be deleted")
+            raise bad_request(MESSAGE_CANT_BE_DELETED)
+        if self._too_old(message):
+            raise bad_request(self._too_old_error(chat))
         message.deleted = True
+        self._flood_consume("deleteMessage", chat)
         return True
 
     async def _delete_messages(self, p: Params) -> Any:
@@ -570,14 +600,21 @@ class BotApi:
         ids = p.get("message_ids")
         if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
             raise bad_request("message identifiers are not specified")
+        self._flood_check("deleteMessages", chat)
         deleted = 0
+        too_old = False
         for message_id in ids:
             message = chat.messages.get(_as_int(message_id) or 0)
-            if message and not message.deleted and self._can_delete(chat, message):
-                message.deleted = True
-                deleted += 1
+            if message is None or message.deleted or not self._can_delete(chat, message):
+                continue
+            if self._too_old(message):
+                too_old = True
+                continue
+            message.deleted = True
+            deleted += 1
         if not deleted:
-            raise bad_request(MESSAGE_TO_DELETE_NOT_FOUND)
+            raise bad_request(self._too_old_error(chat) if too_old else MESSAGE_TO_DELETE_NOT_FOUND)
+        self._flood_consume("deleteMessages", chat)
         return True
 
     async def _answer_callback_query(self, p: Params) -> Any:

@@ -12,6 +12,13 @@ QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is in
 CHAT_NOT_FOUND = "chat not found"
 MESSAGE_TO_EDIT_NOT_FOUND = "message to edit not found"
 MESSAGE_TO_DELETE_NOT_FOUND = "message to delete not found"
+#: deleteMessage refused: no right to delete it, or (in a private chat) older than 48 hours.
+MESSAGE_CANT_BE_DELETED = "message can't be deleted"
+#: deleteMessage of a message older than 48 hours in a group or supergroup.
+MESSAGE_CANT_BE_DELETED_FOR_EVERYONE = "message can't be deleted for everyone"
+MESSAGE_CANT_BE_EDITED = "message can't be edited"
+#: An edit addressed by inline_message_id (inline messages are not simulated).
+MESSAGE_ID_INVALID = "MESSAGE_ID_INVALID"
 MESSAGE_TOO_LONG = "message is too long"
 MESSAGE_TEXT_EMPTY = "message text is empty"
 BUTTON_DATA_INVALID = "BUTTON_DATA_INVALID"

@@ -104,6 +104,11 @@ class Inspection:
         return [call for call in self.world.calls if call.error_code == 429]
 
     @property
+    def faulted(self) -> list[ApiCall]:
+        """Every call that met a network fault (timeout, reset or gateway error)."""
+        return [call for call in self.world.calls if call.fault is not None]
+
+    @property
     def failed_calls(self) -> list[ApiCall]:
         """Every finished call that got an error (getUpdates conflicts included)."""
         return [c for c in self.world.calls if not c.pending and not c.ok]

@@ -1,30 +1,44 @@
 """Flood control: Telegram's rate limits as settings, and 429s served on demand.
 
-Each limit is a token bucket (GCRA): ``burst`` requests may go at once, then one
-every ``1 / rate`` seconds. Three buckets are checked for a counted call:
+What Telegram's maintainers say about a bot's limits (tdlib/td#2592, tdlib/td#1834 and
+the Bot API FAQ, https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how-do-i-avoid-this):
 
-* per private chat: ``chat_per_second`` with ``chat_burst`` ("avoid sending more than
-  one message per second in a particular chat; short bursts are tolerated");
-* per group or supergroup: ``group_per_minute`` with ``group_burst`` ("no more than
-  20 messages per minute to the same group");
-* global: ``global_per_second`` with ``global_burst`` ("about 30 messages per second").
+* The limits are per chat. Sending and editing messages share one limit: "avoid sending
+  more than one message per second in a particular chat; short bursts are tolerated",
+  and "no more than 20 messages per minute to the same group".
+* A 429 ("Too Many Requests: retry after N", ``parameters.retry_after``) concerns only
+  the chat it was drawn in; other chats are not affected.
+* There is no global limit on a bot's interactive traffic. The "about 30 messages per
+  second" figure is for bulk notifications (broadcasts to many users at once).
+* answerCallbackQuery and reading methods (getMe, getChat, ...) are not limited.
 
-The bucket model is the same leaky bucket that PTB's ``AIORateLimiter`` uses, so a bot
-that stays under that limiter's figures never draws a 429 here for groups and for the
-global limit (the limiter has no per-private-chat bucket). Telegram does not publish
-burst sizes; the defaults are guesses, and every figure is a setting.
+The model:
 
-Only calls that succeed consume capacity; a refused call (4xx) costs nothing.
+* per private chat: a token bucket (GCRA) of ``chat_per_second`` with ``chat_burst``
+  requests at once (Telegram publishes no burst size; 4 is a guess);
+* per group or supergroup: at most ``group_per_minute`` counted calls in any 60-second
+  window (a sliding window over the times of the last calls). With ``group_burst`` set,
+  a token bucket of ``group_per_minute`` per minute and that burst is used instead;
+* global (off by default): with ``global_per_second`` set, a token bucket of that rate
+  and ``global_burst`` over all chats, to model a broadcast cap.
+
+Counted calls: every send and edit method and deleteMessage/deleteMessages, all drawing
+on the one budget of their chat. Only calls that succeed consume capacity; a refused
+call (4xx, "message is not modified" included) costs nothing. ``slack`` lets a call come
+that many seconds early, since requests a client released in good time may arrive
+bunched up. ``time_scale`` multiplies every period, so tests can run the same figures
+faster. Checking and charging a call costs O(1) whatever the number of chats.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-#: Methods that send a message and so count toward every limit.
+#: Methods that send a message; they count toward the chat's limit.
 SEND_METHODS = frozenset(
     {
         "sendmessage",
@@ -34,20 +48,40 @@ SEND_METHODS = frozenset(
         "sendanimation",
         "sendaudio",
         "sendvideo",
+        "sendvideonote",
         "sendvoice",
         "senddice",
         "sendpoll",
         "sendlocation",
+        "sendvenue",
         "sendcontact",
         "sendmediagroup",
+        "sendpaidmedia",
+        "sendinvoice",
+        "sendgame",
         "forwardmessage",
+        "forwardmessages",
         "copymessage",
+        "copymessages",
     }
 )
-#: Methods that edit a message; they count as well when ``Limits.count_edits`` is set.
+#: Methods that edit a message; they count when ``Limits.count_edits`` is set (default).
 EDIT_METHODS = frozenset(
-    {"editmessagetext", "editmessagereplymarkup", "editmessagecaption", "editmessagemedia"}
+    {
+        "editmessagetext",
+        "editmessagereplymarkup",
+        "editmessagecaption",
+        "editmessagemedia",
+        "editmessagelivelocation",
+        "stopmessagelivelocation",
+        "stoppoll",
+    }
 )
+#: Methods that delete messages; they count when ``Limits.count_deletes`` is set (default).
+DELETE_METHODS = frozenset({"deletemessage", "deletemessages"})
+
+#: The period of the group limit, in seconds (before ``time_scale``).
+GROUP_WINDOW = 60.0
 
 
 @dataclass(frozen=True)
@@ -56,34 +90,51 @@ class Limits:
 
     enabled: bool = True
     time_scale: float = 1.0
+    #: Private chats: one message a second, short bursts tolerated.
     chat_per_second: float = 1.0
-    chat_burst: int = 5
-    group_per_minute: float = 20.0
-    group_burst: int = 20
-    global_per_second: float = 30.0
+    chat_burst: int = 4
+    #: Groups and supergroups: no more than this many counted calls in any minute.
+    group_per_minute: int = 20
+    #: None: the sliding window above. A number: a token bucket of ``group_per_minute``
+    #: per minute with this burst instead (lets a call through every 60/rate seconds
+    #: after the burst, as PTB's ``AIORateLimiter`` paces groups).
+    group_burst: int | None = None
+    #: None: no global limit (Telegram has none for interactive traffic). A rate: a
+    #: token bucket over all chats with ``global_burst``, modelling a broadcast cap.
+    global_per_second: float | None = None
     global_burst: int = 30
-    #: Seconds of tolerance for jitter: requests a client's limiter released in good time
+    #: Seconds a call may come early: requests a client's limiter released in good time
     #: may arrive bunched up (new connections, a busy test machine). Not scaled by
-    #: ``time_scale``. 0.25 s is 7 extra requests at 30/s, and a quarter of one at 1/s.
+    #: ``time_scale``. For a bucket it is a fraction of one more request; for the group
+    #: window, a call counts as if made ``slack`` seconds later than it was.
     slack: float = 0.25
-    #: Edits count toward the limits, as in Telegram.
+    #: Edits share the chat's limit with sends, as in Telegram.
     count_edits: bool = True
-    #: Also apply the per-chat bucket in groups (the group bucket applies anyway).
+    #: Deletions share the chat's limit too.
+    count_deletes: bool = True
+    #: Also apply the private-chat bucket in groups (the group limit applies anyway).
     chat_limit_in_groups: bool = False
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
             raise ValueError("time_scale must be positive")
-        for name in ("chat_per_second", "group_per_minute", "global_per_second"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive")
-        for name in ("chat_burst", "group_burst", "global_burst"):
+        if self.chat_per_second <= 0:
+            raise ValueError("chat_per_second must be positive")
+        if self.global_per_second is not None and self.global_per_second <= 0:
+            raise ValueError("global_per_second must be positive (or None for no limit)")
+        if self.group_per_minute < 1 or int(self.group_per_minute) != self.group_per_minute:
+            raise ValueError("group_per_minute must be a whole number, at least 1")
+        for name in ("chat_burst", "global_burst"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.group_burst is not None and self.group_burst < 1:
+            raise ValueError("group_burst must be at least 1 (or None for the window)")
+        if self.slack < 0:
+            raise ValueError("slack must not be negative")
 
     @classmethod
     def telegram(cls) -> Limits:
-        """Telegram's published figures: 1/s per chat, 20/min per group, 30/s overall."""
+        """Telegram's figures: 1/s per private chat (burst 4), 20 a minute per group."""
         return cls()
 
     @classmethod
@@ -99,7 +150,11 @@ class Limits:
     def counts(self, method: str) -> bool:
         """Whether a call of ``method`` (any case) counts toward the limits."""
         name = method.lower()
-        return name in SEND_METHODS or (self.count_edits and name in EDIT_METHODS)
+        return (
+            name in SEND_METHODS
+            or (self.count_edits and name in EDIT_METHODS)
+            or (self.count_deletes and name in DELETE_METHODS)
+        )
 
 
 @dataclass
@@ -120,6 +175,37 @@ class Bucket:
     def consume(self, now: float) -> None:
         """Take one request's worth of capacity."""
         self.tat = max(self.tat, now) + self.interval
+
+
+@dataclass
+class Window:
+    """At most ``limit`` requests in any ``period`` seconds: a sliding window.
+
+    Only the times of the last ``limit`` requests matter (a new one fits when the oldest
+    of them has left the window), so a bounded deque keeps check and charge O(1).
+    """
+
+    period: float
+    limit: int
+    slack: float
+    times: deque[float] = field(default_factory=deque)
+
+    def __post_init__(self) -> None:
+        self.times = deque(self.times, maxlen=self.limit)
+
+    def wait(self, now: float) -> float:
+        """Seconds until one more request fits (0 if it fits now)."""
+        if len(self.times) < self.limit:
+            return 0.0
+        wait = self.times[0] + self.period - now - self.slack
+        return wait if wait > 1e-9 else 0.0
+
+    def consume(self, now: float) -> None:
+        """Record one request (the oldest beyond ``limit`` drops out)."""
+        self.times.append(now)
+
+
+Limiter = Bucket | Window
 
 
 @dataclass
@@ -145,12 +231,12 @@ class Forced429:
 
 @dataclass
 class RateLimiter:
-    """The server's buckets and forced 429s."""
+    """The server's per-chat limits, the optional global one, and forced 429s."""
 
     limits: Limits = field(default_factory=Limits.telegram)
     clock: Callable[[], float] = time.monotonic
     _chats: dict[int, Bucket] = field(default_factory=dict)
-    _groups: dict[int, Bucket] = field(default_factory=dict)
+    _groups: dict[int, Limiter] = field(default_factory=dict)
     _global: Bucket | None = None
     _forced: list[Forced429] = field(default_factory=list)
 
@@ -193,33 +279,40 @@ class RateLimiter:
         """How many forced 429s are still to be served."""
         return sum(forced.remaining for forced in self._forced)
 
-    def _buckets(self, chat_id: int, chat_type: str) -> list[Bucket]:
+    def _limiters(self, chat_id: int, chat_type: str) -> list[Limiter]:
         lim = self.limits
         scale = lim.time_scale
-        if self._global is None:
-            self._global = Bucket(scale / lim.global_per_second, lim.global_burst, lim.slack)
-        buckets = [self._global]
+        found: list[Limiter] = []
+        if lim.global_per_second is not None:
+            if self._global is None:
+                interval = scale / lim.global_per_second
+                self._global = Bucket(interval, lim.global_burst, lim.slack)
+            found.append(self._global)
         is_group = chat_type in ("group", "supergroup", "channel")
         if is_group:
             group = self._groups.get(chat_id)
             if group is None:
-                interval = scale * 60.0 / lim.group_per_minute
-                group = self._groups[chat_id] = Bucket(interval, lim.group_burst, lim.slack)
-            buckets.append(group)
+                if lim.group_burst is None:
+                    group = Window(scale * GROUP_WINDOW, int(lim.group_per_minute), lim.slack)
+                else:
+                    interval = scale * GROUP_WINDOW / lim.group_per_minute
+                    group = Bucket(interval, lim.group_burst, lim.slack)
+                self._groups[chat_id] = group
+            found.append(group)
         if not is_group or lim.chat_limit_in_groups:
             chat = self._chats.get(chat_id)
             if chat is None:
                 interval = scale / lim.chat_per_second
                 chat = self._chats[chat_id] = Bucket(interval, lim.chat_burst, lim.slack)
-            buckets.append(chat)
-        return buckets
+            found.append(chat)
+        return found
 
     def check(self, method: str, chat_id: int, chat_type: str) -> int | None:
         """The retry_after (whole seconds, at least 1) if this call would flood, else None."""
         if not self.limits.enabled or not self.limits.counts(method):
             return None
         now = self.clock()
-        wait = max(bucket.wait(now) for bucket in self._buckets(chat_id, chat_type))
+        wait = max(limiter.wait(now) for limiter in self._limiters(chat_id, chat_type))
         if wait <= 0:
             return None
         return max(1, math.ceil(wait))
@@ -229,5 +322,5 @@ class RateLimiter:
         if not self.limits.enabled or not self.limits.counts(method):
             return
         now = self.clock()
-        for bucket in self._buckets(chat_id, chat_type):
-            bucket.consume(now)
+        for limiter in self._limiters(chat_id, chat_type):
+            limiter.consume(now)

@@ -308,8 +308,13 @@ class ApiCall:
     retry_after: int | None = None
     #: The 429 was served by force_429, not by flood control.
     forced: bool = False
-    #: Still waiting for the response (a long poll).
+    #: Still waiting for the response (a long poll, or a call held by a timeout fault).
     pending: bool = True
+    #: The network fault the call met: "timeout", "reset" or "error" (see ``Faults``).
+    fault: str | None = None
+    #: The method took effect on the server: every ok call, and a faulted call carried
+    #: out before its fault (then ``result`` is what the bot never got).
+    applied: bool = False
 
     @property
     def chat_id(self) -> Any:

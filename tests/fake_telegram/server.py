@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import socket
+import struct
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -11,6 +14,7 @@ from aiohttp import web
 
 from .api import BotApi, ForcedRetry
 from .errors import ApiError, not_found, unauthorized
+from .faults import ERROR, RESET, Fault, FaultInjector, Faults, gateway_page, gateway_phrase
 from .inspection import Inspection
 from .limits import Limits, RateLimiter
 from .models import ApiCall, FakeChat, FakeUser
@@ -31,6 +35,8 @@ class FakeTelegramServer(Simulation, Inspection):
 
     Use as ``async with FakeTelegramServer(limits=Limits.fast()) as server:`` and build the
     bot with ``server.application_builder()`` (token, base_url and base_file_url set).
+    ``limits`` sets flood control (``Limits.telegram()`` by default); ``faults`` sets
+    network faults (none by default).
     """
 
     def __init__(
@@ -40,6 +46,7 @@ class FakeTelegramServer(Simulation, Inspection):
         bot_username: str = "durak_test_bot",
         bot_name: str = "Durak Test Bot",
         limits: Limits | None = None,
+        faults: Faults | None = None,
         host: str = "127.0.0.1",
         port: int = 0,
         privacy_mode: bool = True,
@@ -62,6 +69,7 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.privacy_mode = privacy_mode
         self.world.callback_ttl = callback_ttl
         self.limiter = RateLimiter(limits or Limits.telegram())
+        self.injector = FaultInjector(faults)
         self._webhooks = WebhookDeliverer(self.world)
         self.api = BotApi(
             self.world,
@@ -74,12 +82,14 @@ class FakeTelegramServer(Simulation, Inspection):
         self._host = host
         self._port = port
         self._runner: web.AppRunner | None = None
+        self._stopping: asyncio.Event | None = None
         self.port = 0
 
     # ---- life cycle --------------------------------------------------------------
 
     async def start(self) -> None:
         """Listen on host:port (port 0 picks a free one; see ``url``)."""
+        self._stopping = asyncio.Event()
         app = web.Application()
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_route("*", "/file/bot{token}/{path:.*}", self._handle_file)
@@ -94,6 +104,8 @@ class FakeTelegramServer(Simulation, Inspection):
         """Stop listening; pending long polls return at once."""
         self.api.closing = True
         self.world.notifier.notify()
+        if self._stopping is not None:
+            self._stopping.set()  # calls held by a timeout fault end now
         await self._webhooks.stop()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -157,6 +169,16 @@ class FakeTelegramServer(Simulation, Inspection):
         """Forget spent capacity (as if a long time passed)."""
         self.limiter.reset()
 
+    @property
+    def faults(self) -> Faults:
+        """The network-fault rates in force (``Faults()``: none)."""
+        return self.injector.faults
+
+    def set_faults(self, faults: Faults | None) -> None:
+        """Install network-fault rates (None or ``Faults()``: none); the random stream
+        starts again from ``faults.seed``."""
+        self.injector.set_faults(faults)
+
     def force_429(
         self,
         times: int = 1,
@@ -211,7 +233,7 @@ class FakeTelegramServer(Simulation, Inspection):
     async def _handle_file(self, request: web.Request) -> web.Response:
         return self._error(not_found())
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         token = request.match_info["token"]
         if token != self.token:
             return self._error(unauthorized() if ":" in token else not_found())
@@ -227,7 +249,11 @@ class FakeTelegramServer(Simulation, Inspection):
             self.world.inflight += 1
             self.world.notifier.notify()
         try:
-            result = await self.api.call(method, params)
+            self.api.take_forced(method, params)
+            fault = self.injector.draw(method)
+            if fault is not None:
+                return await self._serve_fault(request, call, fault)
+            result = await self.api.run(method, params)
         except ApiError as error:
             call.error_code = error.error_code
             call.description = error.description
@@ -235,7 +261,8 @@ class FakeTelegramServer(Simulation, Inspection):
             call.forced = isinstance(error, ForcedRetry)
             return self._error(error)
         except asyncio.CancelledError:
-            call.description = "client disconnected"
+            if call.fault is None:
+                call.description = "client disconnected"
             raise
         except Exception as exc:  # a bug in the fake: make it loud
             _LOG.exception("fake Telegram failed on %s", method)
@@ -247,6 +274,7 @@ class FakeTelegramServer(Simulation, Inspection):
             )
         else:
             call.ok = True
+            call.applied = True
             call.result = result
             return web.json_response({"ok": True, "result": result})
         finally:
@@ -254,3 +282,71 @@ class FakeTelegramServer(Simulation, Inspection):
             if not polling:
                 self.world.inflight -= 1
             self.world.notifier.notify()
+
+    # ---- network faults ----------------------------------------------------------
+
+    async def _serve_fault(
+        self, request: web.Request, call: ApiCall, fault: Fault
+    ) -> web.StreamResponse:
+        """Answer a faulted call as the network would (see ``faults.py``)."""
+        call.fault = fault.kind
+        if fault.kind == ERROR:
+            return self._gateway_error(call, self.faults.error_status)
+        note = ""
+        if fault.applied:
+            # Carried out, yet the bot never hears of it: the effects stay, the answer is lost.
+            try:
+                call.result = await self.api.run(call.method, call.params)
+                call.applied = True
+            except ApiError as error:
+                note = f" (the method itself failed: {error.description})"
+        if fault.kind == RESET:
+            call.description = "connection reset" + note
+            self._reset_connection(request)
+            # Losing the connection cancels this handler; wait for that.
+            await self._hold(1.0)
+            raise asyncio.CancelledError
+        call.description = "timed out" + note
+        try:
+            await self._hold(self.faults.hang)
+        except asyncio.CancelledError:
+            call.description += ": the client disconnected"
+            raise
+        if self._stopping is not None and self._stopping.is_set():
+            call.description += ": the server stopped"
+            self._reset_connection(request)
+            raise asyncio.CancelledError
+        return self._gateway_error(call, 504)
+
+    async def _hold(self, seconds: float) -> None:
+        """Wait ``seconds``, or until the server stops (other calls go on meanwhile)."""
+        if self._stopping is None:
+            await asyncio.sleep(seconds)
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    @staticmethod
+    def _reset_connection(request: web.Request) -> None:
+        """Drop the connection with a TCP reset, without an answer."""
+        transport = request.transport
+        if transport is None:
+            return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                # A zero linger time makes close() send RST instead of FIN.
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+
+    @staticmethod
+    def _gateway_error(call: ApiCall, status: int) -> web.Response:
+        """The front end's own 5xx: an HTML page, not a Bot API JSON body."""
+        call.error_code = status
+        call.description = gateway_phrase(status)
+        return web.Response(
+            text=gateway_page(status),
+            status=status,
+            content_type="text/html",
+            headers={"Server": "nginx/1.18.0"},
+        )

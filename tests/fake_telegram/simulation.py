@@ -346,6 +346,25 @@ class Simulation:
             raise ValueError(f"the link {url} opens another bot")
         return await self.start_bot(user, payload or None)
 
+    # ---- time --------------------------------------------------------------------
+
+    def age_message(self, chat: ChatRef, message: FakeMessage | int, hours: float) -> FakeMessage:
+        """Make a message ``hours`` older: its ``date`` moves back that far.
+
+        Only that message ages (no clock moves): after 48 hours the bot can no longer
+        delete it, but it can still edit it. Returns the message.
+        """
+        place = self.world.chat(chat)
+        message_id = message.message_id if isinstance(message, FakeMessage) else message
+        target = place.messages.get(message_id)
+        if target is None:
+            raise KeyError(f"no message {message_id} in chat {place.id}")
+        if hours < 0:
+            raise ValueError("a message cannot be made younger")
+        target.date -= round(hours * 3600)
+        self.world.notifier.notify()
+        return target
+
     # ---- buttons -----------------------------------------------------------------
 
     async def press(
