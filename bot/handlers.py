@@ -39,6 +39,7 @@ from bot import tgerrors
 from bot.app import Runtime, runtime
 from bot.i18n import Lang, pick_lang, tr
 from bot.ordering import default_key
+from bot.pacing import Pacer
 from bot.presenter import AI_LEVELS, Presenter
 from bot.sender import Content, Publisher
 from bot.store import ChatRow, Seat, SqliteStore, TableStatus, UserRow
@@ -168,7 +169,12 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     )
     rt.service = TableService(rt.store)
     await _set_commands(app)
+    pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
     for live in await rt.service.load_running():
+        if pacer is not None:
+            # the process before may have spent these chats' bursts just now
+            for chat in (live.row.chat_id, *(s.user_id for s in live.row.seats if s.user_id)):
+                pacer.assume_spent(chat)
         presenter.adopt_messages(live)
         await presenter.redraw(live, [])
         log.info("table %s: game resumed", live.table_id)

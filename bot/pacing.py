@@ -281,6 +281,14 @@ class Pacer(BaseRateLimiter[int]):
             future.set_result(None)
         self._schedule(budget)
 
+    def assume_spent(self, chat: int | str) -> None:
+        """Pace ``chat`` as if its burst were spent: after a restart, the process before
+        may have spent it moments ago, and Telegram remembers. One request may go at
+        once, the rest at the interval."""
+        budget = self._budget(chat)
+        now = self._now()
+        budget.tat = max(budget.tat, now + (budget.burst - 1) * budget.interval)
+
     def pause(self, chat: int | str, seconds: float) -> None:
         """Telegram asked ``chat`` to wait: nothing goes there for ``seconds``, then the
         bucket refills from empty. Other chats go on."""

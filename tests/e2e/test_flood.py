@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 from pathlib import Path
 
 from fake_telegram import FakeTelegramServer, Limits
-from telegram.ext import AIORateLimiter
 
-from bot.config import Settings
 from engine import Rules
 
 from .harness import (
@@ -73,28 +69,3 @@ async def test_a_429_storm_is_waited_out_and_every_message_ends_up_current(
         assert tg.rate_limited and all(call.forced for call in tg.rate_limited), (
             "only the forced 429s: the bot never floods by itself"
         )
-
-
-async def test_telegram_figures_with_the_bot_s_real_pacing_draw_no_429(tmp_path: Path) -> None:
-    db = tmp_path / "durak.sqlite3"
-    rng = random.Random(8)
-    async with FakeTelegramServer(limits=Limits.telegram()) as tg:
-        settings = Settings(
-            bot_token=tg.token,
-            DURAK_DB_PATH=db,  # type: ignore[call-arg]
-            group_edit_interval=3.0,
-            private_edit_interval=1.0,
-        )
-        table = await Table.create(tg, 3)
-        await set_group_rules(db, table.group.id, Rules(hand_size=4))
-        began = time.monotonic()
-        async with bot_running(tg, db, settings=settings, rate_limiter=AIORateLimiter()):
-            await table.seat_everyone()
-            for _ in range(10):
-                await asyncio.sleep(0.5)
-                await table.play_moves(db, rng, 1)
-            await table.wait_latest(db, timeout=10)
-            assert stored(db, table.table_id).moves >= 10
-        assert time.monotonic() - began < 40
-        assert tg.rate_limited == [], "Telegram's limits are never hit"
-        assert_no_hand_card_in_group(tg, table.group, replay_games(db))

@@ -1,0 +1,274 @@
+"""Delivery at Telegram's limits and through its faults: per-chat pacing, a 429 that
+holds only its chat, retried timeouts, stray copies, upgraded groups, undeletable
+messages. The real bot against the fake server, as players see it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from pathlib import Path
+
+from fake_telegram import FakeTelegramServer, FakeUser, Faults, Limits
+
+from bot.config import Settings
+from engine import Rules
+
+from .harness import (
+    Data,
+    Table,
+    assert_no_hand_card_in_group,
+    bot_running,
+    callback_buttons,
+    hand_versions,
+    replay_games,
+    set_group_rules,
+    settings_for,
+    stored,
+)
+
+
+async def press_a_move(table: Table, db: Path, rng: random.Random) -> tuple[int, FakeUser]:
+    """Press buttons until one legal move is made (a choice may come first); the version
+    it was made at, and the player the game then waits on (the next actor)."""
+    version = stored(db, table.table_id).version
+    while stored(db, table.table_id).version == version:
+        assert await table.move(db, rng), "no game to move in"
+    after = stored(db, table.table_id)
+    assert after.game is not None
+    waiting = after.game.waiting_on() or after.game.to_act()
+    return version, table.users[waiting[0]]
+
+
+async def test_a_429_in_the_group_does_not_hold_up_the_private_hands(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(1)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        other = await Table.create(tg, 2)
+        other.users = [await tg.create_user(n) for n in ("Gus", "Hal")]
+        other.group = await tg.create_group("Others", members=other.users, creator=other.users[0])
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            await other.seat_everyone()
+            await table.wait_latest(db)
+            await other.wait_latest(db)
+
+            tg.force_429(3, retry_after=3, chat=table.group)
+            began = time.monotonic()
+            version, waited = await press_a_move(table, db, rng)
+            # the next actor's hand is edited at once, the group waits out its 429
+            await tg.wait_for(
+                lambda: min(hand_versions(table.hand(waited)) or {0}) > version,
+                timeout=1.0,
+                what="the next actor's hand while the group is paused",
+            )
+            assert time.monotonic() - began < 1.0
+            # a table in another group goes on as usual meanwhile
+            other_began = time.monotonic()
+            await press_a_move(other, db, rng)
+            await other.wait_latest(db, timeout=1.0)
+            assert time.monotonic() - other_began < 1.0
+            assert time.monotonic() - began < 3.0, "all of it while the group was paused"
+            await table.wait_latest(db, timeout=10)
+            assert time.monotonic() - began >= 3.0, "the group waited its retry_after"
+        assert all(c.forced for c in tg.rate_limited), "only the forced 429s"
+        limited = {c.params.get("chat_id") for c in tg.rate_limited}
+        assert limited == {table.group.id}
+
+
+async def test_a_timed_out_edit_is_tried_again_and_the_latest_state_arrives(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(2)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=4))
+        async with bot_running(tg, db, settings=settings_for(tg, db, api_timeout=0.3)):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            for applied, seed in ((0.0, 0), (1.0, 3)):
+                # every edit times out (carried out or not): only a retry brings the state
+                await press_a_move(table, db, rng)  # a lead: the defender may take now
+                await table.wait_latest(db)
+                st = stored(db, table.table_id)
+                assert st.game is not None
+                seat = st.game.waiting_on()[0]
+                hand = await table.current_hand(db, seat)
+                take = [d for d in callback_buttons(hand) if d[1:].startswith("q.")]
+                assert take, callback_buttons(hand)
+                faulted = len(tg.faulted)
+                only_edits = frozenset({"editMessageText"})
+                tg.set_faults(Faults(timeout=1.0, applied=applied, seed=seed, methods=only_edits))
+                await table.press(table.users[seat], hand, take[0])
+                await tg.wait_for(
+                    lambda f=faulted: len(tg.faulted) >= f + 3, timeout=5, what="edits timing out"
+                )
+                assert stored(db, table.table_id).version > st.version
+                if not applied:
+                    assert table.shows_latest(db) is not None, "nothing got through yet"
+                tg.set_faults(None)
+                await table.wait_latest(db, timeout=10)
+            await table.finish(db, rng)
+        assert_no_hand_card_in_group(tg, table.group, replay_games(db))
+
+
+async def test_a_timed_out_send_leaves_no_second_live_copy(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(3)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        async with bot_running(tg, db, settings=settings_for(tg, db, api_timeout=0.3)):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            user = table.users[0]
+            chat = tg.private_chat(user)
+            before = table.hand(user)
+            assert before is not None
+            # /hand sends the cards anew; that send arrives but its answer never does
+            tg.set_faults(Faults(timeout=1.0, applied=1.0, methods=frozenset({"sendMessage"})))
+            await tg.send_command(user, chat, "hand")
+            await tg.wait_for(lambda: tg.faulted, timeout=5, what="the send timing out")
+            tg.set_faults(None)
+            ghost = tg.message(chat, tg.faulted[0].result["message_id"])
+            await table.wait_latest(db, timeout=10)
+            current = table.hand(user)
+            assert current is not None and current.message_id > ghost.message_id
+            await tg.wait_for(lambda: before.deleted, timeout=5, what="the known copy deleted")
+            assert callback_buttons(ghost), "the stray copy looks live until pressed"
+
+            # a press on the stray copy: outdated, its buttons go, the cards come anew
+            answer = await table.press(user, ghost, callback_buttons(ghost)[0])
+            assert "outdated" in (answer.text or "")
+            await tg.wait_for(lambda: not callback_buttons(ghost), timeout=5, what="stripped")
+            assert stored(db, table.table_id).moves == 0, "the press changed nothing"
+            await tg.wait_for(
+                lambda: (h := table.hand(user)) is not None and h.message_id > current.message_id,
+                timeout=5,
+                what="a fresh hand",
+            )
+            await table.wait_latest(db, timeout=10)
+
+            def live() -> list[object]:
+                return [
+                    m
+                    for m in tg.messages(chat, from_bot=True)
+                    if not m.deleted and any(d[1:].startswith("t.") for d in callback_buttons(m))
+                ]
+
+            await tg.wait_for(lambda: len(live()) == 1, timeout=5, what="one live hand")
+            await table.finish(db, rng)
+
+
+async def test_a_group_upgraded_mid_game_is_redrawn_there_and_the_game_ends_there(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(4)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=4))
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            await table.play_moves(db, rng, 2)
+            await table.wait_latest(db)
+            old = table.group
+            table.group = await tg.migrate_to_supergroup(old)
+            # drawn in the supergroup at once, without waiting for a move
+            await tg.wait_for(
+                lambda: tg.bot_messages(table.group), timeout=2, what="the table in the supergroup"
+            )
+            st = stored(db, table.table_id)
+            assert st.chat_id == table.group.id
+            await table.wait_latest(db, timeout=5)
+            end = await table.finish(db, rng)
+            assert end.chat_id == table.group.id
+            stats = await table.stats()
+            assert stats.chat_id == table.group.id
+            for user in table.users:
+                assert user.first_name in stats.plain_text, "the tally moved with the table"
+        assert not tg.internal_errors
+
+
+async def test_a_refused_old_delete_strips_the_old_keyboard(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            user = table.users[1]
+            chat = tg.private_chat(user)
+            old = table.hand(user)
+            assert old is not None and callback_buttons(old)
+            tg.age_message(chat, old, hours=49)  # Telegram no longer lets the bot delete it
+            await tg.send_command(user, chat, "hand")
+            await tg.wait_for(lambda: not callback_buttons(old), timeout=5, what="stripped")
+            assert not old.deleted
+            assert "below" in old.plain_text or "ниже" in old.plain_text
+            await table.wait_latest(db, timeout=5)
+            fresh = table.hand(user)
+            assert fresh is not None and fresh.message_id > old.message_id
+
+            # the same for the group's table message, moved down by /newgame
+            group_old = tg.message(table.group, stored(db, table.table_id).group_message_id)
+            tg.age_message(table.group, group_old, hours=72)
+            await tg.send_command(table.users[0], table.group, "newgame")
+            await tg.wait_for(lambda: not callback_buttons(group_old), timeout=5)
+            assert not group_old.deleted
+            await tg.wait_for(
+                lambda: stored(db, table.table_id).group_message_id != group_old.message_id,
+                timeout=5,
+            )
+            await table.wait_latest(db, timeout=5)
+
+
+async def test_lobby_taps_show_at_once_with_the_default_pacing(tmp_path: Path) -> None:
+    """Telegram's real figures and the bot's default settings: the creator browses the
+    settings at a person's pace (a tap a second) and each tap shows within a second."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.telegram()) as tg:
+        table = await Table.create(tg, 2)
+        settings = Settings(bot_token=tg.token, DURAK_DB_PATH=db)  # type: ignore[call-arg]
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            waits = []
+            pressed: set[str] = set()
+            for _ in range(5):
+                await asyncio.sleep(1.0)
+                # the next settings page or option not seen yet, else another game
+                shown = callback_buttons(lobby)
+                buttons = [
+                    d for d in shown if Data.parse(d).kind in ("g", "o") and d not in pressed
+                ]
+                buttons = buttons or [d for d in shown if ".perevodnoy." in d or ".prostoy." in d]
+                buttons = [d for d in buttons if d not in pressed]
+                assert buttons, callback_buttons(lobby)
+                pressed.add(buttons[0])
+                edits = lobby.edit_count
+                began = time.monotonic()
+                await table.press(table.users[0], lobby, buttons[0])
+                await tg.wait_for(lambda e=edits: lobby.edit_count > e, timeout=1.0)
+                waits.append(time.monotonic() - began)
+            assert max(waits) < 1.0, waits
+        assert tg.rate_limited == []
+
+
+async def test_a_game_at_telegram_s_limits_never_draws_a_429(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(8)
+    async with FakeTelegramServer(limits=Limits.telegram()) as tg:
+        settings = Settings(bot_token=tg.token, DURAK_DB_PATH=db)  # type: ignore[call-arg]
+        table = await Table.create(tg, 3)
+        await set_group_rules(db, table.group.id, Rules(hand_size=4))
+        async with bot_running(tg, db, settings=settings):
+            await table.seat_everyone()
+            for _ in range(12):
+                await asyncio.sleep(0.3)
+                await table.play_moves(db, rng, 1)
+            await table.wait_latest(db, timeout=15)
+            assert stored(db, table.table_id).moves >= 12
+        assert tg.rate_limited == [], "Telegram's limits are never hit"
+        assert_no_hand_card_in_group(tg, table.group, replay_games(db))
