@@ -721,11 +721,12 @@ async def _hand_button(
             await _answer(query, say(lang, "not_yours"), alert=True)
             return
         presenter.looked(live, user.id)
-        if _stray(rt, query, presenter.hand_message(live, seat)):
+        stray = _stray(rt, query, presenter.hand_message(live, seat))
+        game = live.game
+        if stray and game is not None and live.row.status == TableStatus.PLAYING:
             await _answer(query, say(lang, "outdated"))
             presenter.redraw_for(live, user.id, fresh=True)
             return
-        game = live.game
         if game is None or live.row.status != TableStatus.PLAYING:
             finished = live.row.status == TableStatus.FINISHED
             await _answer(query, say(lang, "illegal.game_over" if finished else "gone"), alert=True)
