@@ -1040,7 +1040,7 @@ class Game:
 
     def _apply_timeout(self, action: Timeout, events: list[Event]) -> None:
         seat = action[0]
-        if seat in self.waiting_on():
+        if seat in self.waiting_on() and self.rules.turn_timeout > 0:
             if self.rules.on_timeout == "durak":
                 events.append(TimedOut(seat, "durak"))
                 self._finish([seat], events, timed_out=seat)
@@ -1054,9 +1054,12 @@ class Game:
                 self._apply_take(Take(seat), events)
             return
         if self.phase == BOUT and seat in self._current_throwers():
+            # the throw-in window cannot be switched off: a silent thrower has passed
             events.append(TimedOut(seat, "pass"))
             self._apply_pass(Pass(seat), events)
             return
+        if self.rules.turn_timeout <= 0:
+            raise IllegalAction("not_your_turn", "these rules have no time limit")
         raise IllegalAction("not_your_turn", "no clock runs for that seat")
 
     def _apply_swap_trump(self, action: SwapTrump, events: list[Event]) -> None:
@@ -1317,7 +1320,7 @@ class Game:
                 timed_out is None
                 and not resigned
                 and last is not None
-                and last[0] in losers
+                and last[0] == durak  # the last bout was made against the durak himself
                 and sum(1 for c in last[1] if c >> 2 == SIX) >= 2
             )
             result = Result(

@@ -192,3 +192,42 @@ def test_s4_a_team_player_who_leaves_loses_for_his_team() -> None:
     g = position(Rules(teams="pairs"), ["7S", "8S", "9S", "TS"], stock="6C AH")
     g.apply(Resign(3))
     assert g.result is not None and g.result.losers == (1, 3)
+
+
+@pytest.mark.parametrize("on_timeout", ["durak", "auto"])
+def test_s4_no_time_limit_refuses_a_timeout_and_changes_nothing(on_timeout: str) -> None:
+    rules = Rules(turn_timeout=0, on_timeout=on_timeout)  # type: ignore[arg-type]
+    g = position(rules, ["7S 8C", "8S 9C QD", "8D JC"], stock="6C AH")
+    before = g.to_json()
+    with pytest.raises(IllegalAction) as info:
+        g.apply(Timeout(0))  # the attacker to lead: no clock runs for him
+    assert info.value.reason == "not_your_turn"
+    assert g.to_json() == before and g.result is None
+    g.apply(Lead(0, (c("7S"),)))
+    before = g.to_json()
+    with pytest.raises(IllegalAction):
+        g.apply(Timeout(1))  # nor for the defender
+    assert g.to_json() == before
+
+
+def test_s4_no_time_limit_a_silent_thrower_still_passes() -> None:
+    g = position(Rules(turn_timeout=0), ["7S 8C", "8S 9C QD", "8D JC"], stock="6C AH")
+    g.apply(Lead(0, (c("7S"),)))
+    g.apply(Cover(1, c("7S"), c("8S")))
+    events = g.apply(Timeout(2))
+    assert TimedOut(2, "pass") in events and g.passed == {2}
+
+
+def test_s4_pogony_in_team_play_only_against_the_durak_himself() -> None:
+    """Pairs, stock empty, trump ♥: seat 0 leads 6♠ 6♣ against seat 1, seat 2 throws
+    6♦, seat 1 covers all three and goes out. Seat 3 is left holding cards: durak, his
+    team (1, 3) loses; but that bout was made against seat 1, not seat 3: no pogony."""
+    g = position(Rules(teams="pairs"), ["6S 6C", "7S 7C 7D", "6D", "9D 9C"], trump="H")
+    g.apply(Lead(0, (c("6S"), c("6C"))))
+    g.apply(Throw(2, c("6D")))
+    g.apply(Cover(1, c("6S"), c("7S")))
+    g.apply(Cover(1, c("6C"), c("7C")))
+    g.apply(Cover(1, c("6D"), c("7D")))
+    assert g.result is not None
+    assert g.result.durak == 3 and g.result.losers == (1, 3)
+    assert not g.result.pogony
