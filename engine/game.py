@@ -88,6 +88,7 @@ class Game:
         "_throw_ins",
         "_throwers",
         "_transfers",
+        "_turn",
         "_wild",
         "aside",
         "att",
@@ -153,6 +154,10 @@ class Game:
     _emptied: list[int]
     _fbl: int | None
     _last_bout: tuple[int, Sequence[Card]] | None
+    _turn: int
+    """``throw_in_order: clockwise``: the seat that holds the turn to throw in (or held it
+    last). It moves on only when he passes or has nothing to throw, never back because a
+    card was laid or covered (RULES.md §3.3)."""
     _pend: list[int] | None
     _model: CardModel
     _extras: bool
@@ -595,10 +600,13 @@ class Game:
         return found
 
     def _current_throwers(self) -> list[int]:
-        """Throwers who may act now: all pending ones, or the first in turn (clockwise)."""
+        """Throwers who may act now: all pending ones, or (clockwise) the one who holds the
+        turn: the first pending seat from the turn's holder on, clockwise."""
         pending = self._pending_throwers()
         if len(pending) > 1 and self._clockwise:
-            return pending[:1]
+            n = self.n
+            turn = self._turn
+            return [min(pending, key=lambda s: (s - turn) % n)]
         return pending
 
     def uncovered(self) -> list[Card]:
@@ -973,6 +981,11 @@ class Game:
         if self.phase != BOUT or seat not in self._current_throwers():
             raise IllegalAction("not_your_turn", "you have nothing to pass on now")
         self.passed.add(seat)
+        if self._clockwise and seat == self._turn:
+            # the turn goes on to the next thrower clockwise, whatever he holds
+            throwers = self._throwers
+            if seat in throwers:
+                self._turn = throwers[(throwers.index(seat) + 1) % len(throwers)]
         events.append(tuple.__new__(Passed, (seat,)))
         self._settle(events)
 
@@ -1028,6 +1041,7 @@ class Game:
         self.def_start = len(self.hands[target])
         self._recap()
         self._throwers = self._throwers_for(seat, target)
+        self._turn = seat
         self.passed.clear()
         return target
 
@@ -1137,6 +1151,7 @@ class Game:
                 self._throwers_for(attacker, defender),
             )
         self.defender, self._throwers = seats
+        self._turn = attacker
         self.def_start = len(self.hands[self.defender])
         self.taking = False
         self.passed = set()
@@ -1149,6 +1164,11 @@ class Game:
     def _settle(self, events: list[Event]) -> None:
         """After a card or a word: end the bout (or the game) if nothing more can happen."""
         self._pend = None
+        if self._clockwise:
+            # the turn stays with its holder; it passes on only past those who passed
+            holder = self._current_throwers()
+            if holder:
+                self._turn = holder[0]
         if self._instant and not self.stock and self._instant_end(events):
             return
         if self._pending_throwers():

@@ -70,6 +70,9 @@ class _Saved(BaseModel):
     seen: list[list[str]]
     last_bout: tuple[int, list[str]] | None
     result: _SavedResult | None
+    turn: int | None = None
+    """Who holds the turn to throw in (``throw_in_order: clockwise``); older saves have
+    none: the principal attacker."""
 
 
 def _codes(cards: list[Card]) -> list[str]:
@@ -101,6 +104,7 @@ def game_to_json(game: Game) -> str:
         "defender": game.defender,
         "taking": game.taking,
         "passed": sorted(game.passed),
+        "turn": game._turn,
         "def_start": game.def_start,
         "out": game.out,
         "finish": game.finish,
@@ -244,6 +248,7 @@ def _build(s: _Saved) -> Game:
     g._pend = None
     g._recap()
     g._throwers = g._throwers_for(g.attacker, g.defender) if g.phase != OVER else ()
+    g._turn = seat(s.turn, "turn") if s.turn is not None else g.attacker
     if g.phase != OVER and (g.out[g.attacker] or g.out[g.defender] or g.attacker == g.defender):
         raise ValueError("attacker and defender must be two active seats")
     return g

@@ -134,17 +134,14 @@ def test_s3_3_clockwise_order_lets_the_attacker_throw_first_then_the_next() -> N
     rules = Rules(throw_in_order="clockwise")
     g = position(rules, ["7S 8C", "8S 9S TC AD", "7D 8D"], stock="JD AH")
     g.apply(Lead(0, (c("7S"),)))
+    assert g.to_act() == (1, 2), "the attacker has no other 7: the turn passes to seat 2"
     g.apply(Cover(1, c("7S"), c("8S")))
-    assert g.to_act() == (0,)
-    refused(g, Throw(2, c("7D")), "not_your_turn")
-    g.apply(Pass(0))
-    assert g.to_act() == (2,)
+    assert g.to_act() == (2,), "a cover does not give the turn back to the attacker"
+    refused(g, Throw(0, c("8C")), "not_your_turn")
     g.apply(Throw(2, c("8D")))
-    assert g.to_act() == (0, 1), "a new card: the attacker has the first word again"
-    g.apply(Pass(0))
-    assert g.to_act() == (1, 2), "then seat 2, who still holds 7♦"
-    g.apply(Cover(1, c("8D"), c("AD")))
-    assert g.to_act() == (0,), "a cover is a new card too"
+    assert g.to_act() == (1, 2), "he keeps the turn: 7♦ still fits"
+    g.apply(Pass(2))
+    assert g.to_act() == (0, 1), "once he passes, it comes round to the attacker"
 
 
 def test_s3_3_any_order_lets_every_thrower_act() -> None:
@@ -381,3 +378,38 @@ def test_s3_8_finished_players_are_skipped() -> None:
     # and the defender of seat 2 skips seat 3 too
     h = position(Rules(), ["7S KC", "9C QD", "8S AD", ""], trump="H", first=2)
     assert h.defender == 0
+
+
+def test_s3_3_clockwise_the_turn_to_throw_stays_until_its_holder_passes() -> None:
+    """RULES.md §3.3, seeds 000 and 003: one player at a time holds the turn to throw in
+    and keeps it until he passes; a card laid or covered never gives it back to the
+    attacker."""
+    rules = Rules(throw_in_order="clockwise")
+    g = position(
+        rules,
+        ["7C 9S QD KD AD 8H", "9C TD JD QS KS AS", "7D 9D TS JS 6C 8C"],
+        trump="H",
+    )
+    g.apply(Lead(0, (c("7C"),)))  # seat 0 has no other 7: his turn passes to seat 2
+    assert g.throwers() == (2,)
+    g.apply(Throw(2, c("7D")))
+    g.apply(Cover(1, c("7C"), c("9C")))
+    # seat 2 still holds the turn and may throw 9♦; seat 0 (9♠) waits
+    assert g.throwers() == (2,)
+    assert Throw(2, c("9D")) in g.legal_actions(2)
+    assert not any(isinstance(a, Throw) for a in g.legal_actions(0))
+    with pytest.raises(IllegalAction):
+        g.apply(Throw(0, c("9S")))
+    # the turn survives a save and a load
+    g = Game.from_json(g.to_json())
+    assert g.throwers() == (2,)
+    g.apply(Throw(2, c("9D")))
+    assert g.throwers() == (0,), "nothing more to throw: his turn passes at once"
+    g.apply(Pass(0))
+    assert g.throwers() == ()
+    g.apply(Cover(1, c("7D"), c("TD")))
+    # a 10 on the table: seat 0 has none, so the turn comes round to seat 2 again
+    assert g.throwers() == (2,)
+    g.apply(Throw(2, c("TS")))
+    g.apply(Cover(1, c("TS"), c("QS")))
+    assert g.throwers() == (0,), "seat 2 had nothing more; seat 0's queen is on the table now"
