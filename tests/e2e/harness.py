@@ -421,7 +421,8 @@ class Table:
             return f"the group shows {group.plain_text!r}"
         for seat, user in enumerate(self.users):
             hand = self.hand(user)
-            if hand is None or hand.message_id != st.hand_message_ids[seat]:
+            ids = st.hand_message_ids
+            if hand is None or seat >= len(ids) or hand.message_id != ids[seat]:
                 return f"{user.first_name}'s hand is not the stored message"
             over = game.result is not None or seat in game.public_view().finish_order
             if over:
