@@ -266,6 +266,7 @@ class Game:
         first_game: bool = True,
         bouts: int = 0,
         previous: Result | None = None,
+        set_aside: bool = False,
     ) -> Game:
         """A pinned position for tests and replays.
 
@@ -274,7 +275,9 @@ class Game:
         ``stock[-2]`` and ``stock[-1]`` lies face down under it; with ``no_trump`` nothing
         is turned up). With an empty stock, ``trump`` names the trump: a shown card or a
         suit (with ``railway``, the card set aside). Cards of the deck given to nobody lie
-        in the discard. ``bouts`` counts bouts already played, and ``first_game`` says
+        in the discard, as in a game under way; with ``set_aside`` they are set aside out
+        of play instead, and the game is before its first discard (the first bout's limit
+        applies: RULES.md §3.4). ``bouts`` counts bouts already played, and ``first_game`` says
         whether this is a series' first game (both matter to the no-transfer-in-the-first-
         bout rule).
         """
@@ -325,6 +328,8 @@ class Game:
         ):
             raise ValueError("spades_by_spades: trump is never spades")
         discard = [c for c in deck(rules.deck_size) if c not in seen]
+        if set_aside:
+            aside, discard = [*aside, *discard], []
         return cls._setup(
             rules,
             parsed_hands,

@@ -413,3 +413,20 @@ def test_s3_3_clockwise_the_turn_to_throw_stays_until_its_holder_passes() -> Non
     g.apply(Throw(2, c("TS")))
     g.apply(Cover(1, c("TS"), c("QS")))
     assert g.throwers() == (0,), "seat 2 had nothing more; seat 0's queen is on the table now"
+
+
+def test_s3_4_a_pinned_first_bout_with_cards_set_aside_keeps_the_first_bout_limit() -> None:
+    """Cards given to nobody, set aside rather than discarded: the game is before its first
+    discard, so the first bout holds five attack cards at most while he defends."""
+    hands = ["7C 7H 7D 7S 9H 9D", "9C 8C 8H 8D QC QH"]
+    g = position(Rules(), hands, stock="KS AC", set_aside=True)
+    assert not g.discard and len(g.aside) == 36 - 14
+    g.apply(Lead(0, (c("7C"), c("7H"), c("7D"), c("7S"))))
+    g.apply(Cover(1, c("7C"), c("9C")))
+    g.apply(Throw(0, c("9H")))
+    assert len(g.att) == 5
+    refused(g, Throw(0, c("9D")), "limit_reached")
+    # the set-aside cards survive a save and a load, and stay out of play
+    again = Game.from_json(g.to_json())
+    assert again.aside == g.aside and not again.discard
+    assert again.public_view().discard_size == 0
