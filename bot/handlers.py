@@ -82,6 +82,8 @@ SAYINGS: dict[str, str] = {
     "not_seated": "lobby.alert.not_seated",
     "table_full": "lobby.alert.full",
     "game_running": "lobby.alert.game_running",
+    "table_open": "lobby.alert.table_open",
+    "rematch_old": "lobby.alert.rematch_old",
     "too_few_players": "lobby.alert.cant_start",
     "rules_do_not_fit": "lobby.alert.cant_start",
     "open_private": "lobby.alert.need_private",
@@ -95,6 +97,10 @@ SAYINGS: dict[str, str] = {
     "malformed": "cb.malformed",
     "expired": "lobby.alert.expired",
 }
+
+
+READ_THIS = frozenset({"too_few_players", "rules_do_not_fit"})
+"""Refusals shown as an alert the player must dismiss: why the game cannot start."""
 
 
 def say(lang: Lang, reason: str, **params: object) -> str:
@@ -542,14 +548,14 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     try:
         decoded = rt.codec.decode(query.data)
     except cb.BadCallback:
-        await _answer(query, say(lang, "malformed"), alert=True)
+        await _answer(query, say(lang, "malformed"))
         return
     if isinstance(decoded, cb.SetLang):
         await _set_lang(rt, query, decoded.lang)
         return
     live = await rt.tables.get(decoded.table)
     if live is None:
-        await _answer(query, say(lang, "gone"), alert=True)
+        await _answer(query, say(lang, "gone"))
         return
     presenter = _presenter(context)
     try:
@@ -558,7 +564,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         else:
             await _table_button(context, rt, presenter, live, query, decoded, lang)
     except Refused as exc:
-        await _answer(query, _refusal_text(lang, exc), alert=True)
+        # routine refusals are a short toast; an alert only where there is more to read
+        await _answer(query, _refusal_text(lang, exc), alert=exc.reason in READ_THIS)
         if exc.reason == "outdated":
             presenter.redraw_for(live, user.id)
 
@@ -637,15 +644,37 @@ async def _table_button(
                 except TelegramError:
                     await _answer(query, say(lang, "open_private"), alert=True)
                 return
+            if live.row.status == TableStatus.PLAYING and live.seat_of(user.id) is None:
+                # an old Join during a game: tell him in private where to watch it
+                await _answer(query, say(lang, "game_running"))
+                title = query.message.chat.title if query.message is not None else None
+                text = tr(lang, "lobby.running_dm", group=r.esc(title or ""))
+                rt.out.post(user.id, Content(text))
+                return
             await rt.tables.join(live, Seat.human(user.id, known.name), decoded.version)
             await _answer(query, say(lang, "joined"))
         elif isinstance(decoded, cb.Leave):
             await rt.tables.leave_lobby(live, user.id, decoded.version)
             await _answer(query, say(lang, "left"))
-        elif isinstance(decoded, cb.Start | cb.Rematch):
-            # the creator or an admin starts; anyone seated may ask for a rematch
-            seated = live.seat_of(user.id) is not None and isinstance(decoded, cb.Rematch)
+        elif isinstance(decoded, cb.Rematch):
+            # anyone who sat at the table (or an admin) opens a lobby with the same seats;
+            # one open table per group: only from the newest end, only with none open
+            seated = live.seat_of(user.id) is not None
             if not seated and not await _may_manage(context, live, user.id):
+                raise Refused("not_allowed")
+            open_now = await rt.tables.open_table(live.row.chat_id, live.row.thread_id)
+            if open_now is not None:
+                presenter.repost(open_now)
+                raise Refused("table_open")
+            latest = await rt.tables.latest(live.row.chat_id, live.row.thread_id)
+            if latest != live.table_id:
+                raise Refused("rematch_old")
+            await rt.tables.reopen(live, user.id, decoded.version)
+            await _answer(query)
+            presenter.rematch(live)
+            return
+        elif isinstance(decoded, cb.Start):
+            if not await _may_manage(context, live, user.id):
                 raise Refused("not_allowed")
             problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
             if problem is not None:
@@ -718,7 +747,7 @@ async def _hand_button(
     async with live.lock:
         seat = live.seat_of(user.id)
         if seat is None:
-            await _answer(query, say(lang, "not_yours"), alert=True)
+            await _answer(query, say(lang, "not_yours"))
             return
         presenter.looked(live, user.id)
         stray = _stray(rt, query, presenter.hand_message(live, seat))
@@ -729,7 +758,7 @@ async def _hand_button(
             return
         if game is None or live.row.status != TableStatus.PLAYING:
             finished = live.row.status == TableStatus.FINISHED
-            await _answer(query, say(lang, "illegal.game_over" if finished else "gone"), alert=True)
+            await _answer(query, say(lang, "illegal.game_over" if finished else "gone"))
             return
         if decoded.version != live.version:
             raise Refused("outdated")

@@ -309,10 +309,6 @@ class Presenter:
         self._waiting.pop(live.table_id, None)
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
-        if live.row.game_no > 1:
-            # a rematch: the new table goes below the last game's end message
-            self._rt.out.forget(self._group_key(live))
-            live.row = replace(live.row, group_message_id=None, hand_message_ids=())
         self._app.create_task(self._start_drawing(live))
 
     async def _start_drawing(self, live: Live) -> None:
@@ -391,6 +387,14 @@ class Presenter:
             self._app.create_task(self._draw_lobby(live, lang))
             return
         self._show_group(live, screen, lang, priority=Priority.OWN)
+
+    def rematch(self, live: Live) -> None:
+        """A finished table became a lobby again: it is drawn in a new message below the
+        end of the last game, and the last game's hands are left as they are."""
+        self._rt.out.forget(self._group_key(live))
+        for seat in range(len(live.row.seats)):
+            self._rt.out.forget(self._hand_key(live, seat))
+        self._app.create_task(self.redraw(live, []))
 
     def repost(self, live: Live) -> None:
         """/newgame while a table is open: show its message again at the bottom."""

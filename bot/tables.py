@@ -165,8 +165,9 @@ class TableService:
         *,
         seats: Sequence[Seat] | None = None,
         rules: Rules | None = None,
+        **extra: Any,
     ) -> None:
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = dict(extra)
         if seats is not None:
             kwargs["seats"] = tuple(seats)
         if rules is not None:
@@ -205,7 +206,12 @@ class TableService:
         if seat is None:
             raise Refused("not_seated")
         seats = [s for i, s in enumerate(live.row.seats) if i != seat]
-        await self._update_lobby(live, seats=seats)
+        extra: dict[str, Any] = {}
+        if user_id == live.row.creator_id:
+            # the creator's rights pass to the next person seated (none: admins only)
+            heir = next((s.user_id for s in seats if s.user_id is not None), None)
+            extra["creator_id"] = heir
+        await self._update_lobby(live, seats=seats, **extra)
 
     async def remove_seat(self, live: Live, index: int, version: int | None = None) -> None:
         """Remove seat ``index`` (a computer player, by the creator or an admin)."""
@@ -222,9 +228,28 @@ class TableService:
 
     def previous_result(self, live: Live) -> Result | None:
         """The result of the table's last finished game (for the series' next one)."""
-        if live.row.status == TableStatus.FINISHED and live.game is not None:
+        if live.row.status != TableStatus.PLAYING and live.game is not None:
             return live.game.result
         return None
+
+    async def reopen(self, live: Live, creator: int, version: int | None = None) -> None:
+        """A rematch: the finished table becomes a lobby again, its players seated, the
+        one who asked for it its creator. It starts like any lobby."""
+        if live.row.status != TableStatus.FINISHED:
+            raise Refused("game_running" if live.row.status == TableStatus.PLAYING else "gone")
+        if version is not None and version != live.version:
+            raise Refused("rematch_old")
+        self._tables[live.table_id] = live
+        await self._update_lobby(live, creator_id=creator, reopen=True)
+        log.info("table %s chat %s: rematch lobby", live.table_id, live.row.chat_id)
+
+    async def latest(self, chat_id: int, thread_id: int | None) -> int | None:
+        """The newest table of a chat (or topic), whatever its status."""
+        rows = await self._store.chat_tables(
+            chat_id, (TableStatus.LOBBY, TableStatus.PLAYING, TableStatus.FINISHED)
+        )
+        ids = [row.table_id for row in rows if row.thread_id == thread_id]
+        return max(ids) if ids else None
 
     async def start(self, live: Live, version: int | None = None, seed: int | None = None) -> Game:
         """Start the table's next game (the first, or a rematch with the same seats)."""

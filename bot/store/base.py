@@ -104,8 +104,12 @@ class Store(Protocol):
         seats: Sequence[Seat] | Unset = UNSET,
         rules: str | Unset = UNSET,
         thread_id: int | Unset | None = UNSET,
+        creator_id: int | Unset | None = UNSET,
+        reopen: bool = False,
     ) -> int:
-        """Change seats or rules (compare-and-set); the new version."""
+        """Change seats, rules or the creator (compare-and-set); the new version.
+        ``reopen`` turns a finished table back into a lobby (a rematch), with no messages
+        of its own yet."""
         ...
 
     async def start_game(

@@ -581,8 +581,11 @@ class SqliteStore:
         seats: Sequence[Seat] | Unset = UNSET,
         rules: str | Unset = UNSET,
         thread_id: int | Unset | None = UNSET,
+        creator_id: int | Unset | None = UNSET,
+        reopen: bool = False,
     ) -> int:
-        """Change a lobby's (or a finished table's) seats or rules, compare-and-set.
+        """Change a lobby's (or a finished table's) seats, rules or creator, compare-and-set;
+        ``reopen`` turns a finished table back into a lobby (a rematch).
 
         Returns the new version; raises :class:`StaleVersionError` if the table is not
         at ``expected_version``.
@@ -598,6 +601,12 @@ class SqliteStore:
         if not isinstance(thread_id, Unset):
             sets.append("thread_id = ?")
             params.append(thread_id)
+        if not isinstance(creator_id, Unset):
+            sets.append("creator_id = ?")
+            params.append(creator_id)
+        if reopen:
+            # a rematch: a lobby again, drawn in a new message below the last game's end
+            sets += ["status = 'lobby'", "group_message_id = NULL", "hand_message_ids = '[]'"]
         row = await self._cas_one(
             f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ? AND version = ? "
             "AND status IN ('lobby', 'finished') RETURNING version",
@@ -824,15 +833,31 @@ class SqliteStore:
             raise TableNotFoundError(table_id)
 
     async def purge_stale_lobbies(self, max_age: float = DAY) -> list[TableRow]:
-        """Remove lobbies opened more than ``max_age`` seconds ago and never started.
+        """Remove lobbies opened more than ``max_age`` seconds ago and never started (a
+        rematch lobby left that long is closed, its table finished again).
 
         Returns the removed tables (so their lobby messages can be edited).
         """
-        rows = await self._write_one(
-            "DELETE FROM tables WHERE status = 'lobby' AND game_no = 0 "
-            f"AND created_at < ? RETURNING {_TABLE_COLUMNS}",
-            (self._clock() - max_age,),
-        )
+        cutoff = self._clock() - max_age
+
+        async def body(db: aiosqlite.Connection) -> list[Any]:
+            removed = list(
+                await db.execute_fetchall(
+                    "DELETE FROM tables WHERE status = 'lobby' AND game_no = 0 "
+                    f"AND created_at < ? RETURNING {_TABLE_COLUMNS}",
+                    (cutoff,),
+                )
+            )
+            # a rematch lobby nobody started: the table keeps its games, finished again
+            closed = await db.execute_fetchall(
+                "UPDATE tables SET status = 'finished', version = version + 1 "
+                "WHERE status = 'lobby' AND game_no > 0 AND updated_at < ? "
+                f"RETURNING {_TABLE_COLUMNS}",
+                (cutoff,),
+            )
+            return [*removed, *closed]
+
+        rows = await self._write(body)
         return sorted((_table_row(r) for r in rows), key=lambda t: t.table_id)
 
     # ------------------------------------------------------------------ games and history

@@ -180,7 +180,6 @@ class Table:
     thread_id: int | None = None
     lobby: FakeMessage | None = None
     presses: int = 0
-    refused: int = 0
     alerts: list[str] = field(default_factory=list)
     known_table: int | None = None
 
@@ -219,9 +218,8 @@ class Table:
         press = await self.tg.press(user, message, data=data)
         answer = await press.answer(timeout=10)
         self.presses += 1
-        if answer.show_alert:
-            self.refused += 1
-            self.alerts.append(answer.text or "")
+        if answer.text:
+            self.alerts.append(answer.text)  # a refusal (a toast or an alert), or a notice
         return answer
 
     def lobby_button(self, kind: str) -> str:
@@ -375,7 +373,7 @@ class Table:
         shown = callback_buttons(hand)
         user = self.users[seat]
         answer = await self.press(user, hand, rng.choice(presses))
-        assert not answer.show_alert or "outdated" in (answer.text or ""), answer.text
+        assert answer.text is None or "outdated" in answer.text, answer.text
         await self.tg.wait_for(
             lambda: (
                 stored(db, self.table_id).version != before.version

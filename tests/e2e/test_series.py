@@ -29,13 +29,26 @@ from .harness import (
 RULES = Rules(hand_size=3)
 
 
-async def rematch(table: Table, db: Path, end: FakeMessage, by: int) -> None:
-    """``users[by]`` presses Rematch on ``end``; the next game of the table starts."""
-    game_no = stored(db, table.table_id).game_no
-    rematch = [d for d in callback_buttons(end) if kind_of(d) == "m"]
-    assert rematch, f"no rematch button: {callback_buttons(end)}"
-    answer = await table.press(table.users[by], end, rematch[0])
-    assert not answer.show_alert, answer.text
+async def rematch_lobby(table: Table, db: Path, end: FakeMessage) -> FakeMessage:
+    """The lobby a Rematch opened below ``end``: the same players seated, not dealt yet."""
+    lobby = await table.tg.wait_for_message(
+        table.group,
+        lambda m: (
+            m.message_id > end.message_id and any(kind_of(d) == "s" for d in callback_buttons(m))
+        ),
+        timeout=10,
+    )
+    await table.tg.wait_for(
+        lambda: all(u.first_name in lobby.plain_text for u in table.users), timeout=10
+    )
+    assert stored(db, table.table_id).status == "lobby", "a rematch opens a lobby, no deal"
+    return lobby
+
+
+async def start_lobby(table: Table, db: Path, lobby: FakeMessage, by: int, game_no: int) -> None:
+    start = [d for d in callback_buttons(lobby) if kind_of(d) == "s"]
+    answer = await table.press(table.users[by], lobby, start[0])
+    assert answer.text is None, answer.text
     await table.tg.wait_for(
         lambda: (
             stored(db, table.table_id).game_no == game_no + 1
@@ -46,16 +59,30 @@ async def rematch(table: Table, db: Path, end: FakeMessage, by: int) -> None:
     await table.wait_latest(db)
 
 
+async def rematch(table: Table, db: Path, end: FakeMessage, by: int) -> None:
+    """``users[by]`` presses Rematch on ``end``: a lobby opens with the same players, and
+    he, its creator, starts the next game of the table."""
+    game_no = stored(db, table.table_id).game_no
+    rematch = [d for d in callback_buttons(end) if kind_of(d) == "m"]
+    assert rematch, f"no rematch button: {callback_buttons(end)}"
+    answer = await table.press(table.users[by], end, rematch[0])
+    assert answer.text is None, answer.text
+    lobby = await rematch_lobby(table, db, end)
+    assert stored(db, table.table_id).game_no == game_no
+    await start_lobby(table, db, lobby, by, game_no)
+
+
 async def both_press_rematch(table: Table, db: Path, end: FakeMessage) -> None:
-    """Both players press Rematch at once: one game starts, the later press is refused."""
+    """Both players press Rematch at once: one lobby opens, the later press is told a
+    table is open already."""
     before = stored(db, table.table_id)
     data = next(d for d in callback_buttons(end) if kind_of(d) == "m")
     presses = [await table.tg.press(user, end, data=data) for user in table.users]
     answers = await asyncio.gather(*(p.answer(timeout=10) for p in presses))
-    assert sorted(a.show_alert for a in answers) == [False, True], answers
-    await table.tg.wait_for(lambda: stored(db, table.table_id).status == "playing", timeout=10)
+    assert sorted(a.text is not None for a in answers) == [False, True], answers
+    lobby = await rematch_lobby(table, db, end)
+    await start_lobby(table, db, lobby, 0, before.game_no)
     assert stored(db, table.table_id).game_no == before.game_no + 1, "one game, not two"
-    await table.wait_latest(db)
 
 
 async def test_three_rematches_add_up_in_the_series(tmp_path: Path) -> None:
@@ -86,7 +113,7 @@ async def test_three_rematches_add_up_in_the_series(tmp_path: Path) -> None:
             # An old end message's Rematch does nothing once the table moved on.
             before = snapshot(db, table.table_id)
             press = await tg.press(table.users[0], ends[0], data=callback_buttons(ends[0])[0])
-            assert (await press.answer(timeout=10)).show_alert
+            assert (await press.answer(timeout=10)).text, "refused, with a reason"
             assert snapshot(db, table.table_id) == before
             reply = await table.stats()
 
@@ -160,7 +187,7 @@ async def test_leave_makes_a_durak_and_cancel_counts_nothing(tmp_path: Path) -> 
             hand = table.hand(ann)
             assert hand is not None
             press = await tg.press(ann, hand, data=card_button, force=True)
-            assert (await press.answer(timeout=10)).show_alert
+            assert (await press.answer(timeout=10)).text
             assert snapshot(db, table.table_id) == cancelled
 
             # The group may open a new table.

@@ -1,0 +1,168 @@
+"""The evening a group actually plays: the creator leaves, rematches, old buttons."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+
+from bot.i18n import tr
+from engine import Rules
+
+from .harness import (
+    Table,
+    bot_running,
+    callback_buttons,
+    kind_of,
+    set_group_rules,
+    settings_for,
+    snapshot,
+    stored,
+)
+
+RULES = Rules(hand_size=3)
+
+
+def buttons_of(message: FakeMessage, kind: str) -> list[str]:
+    return [d for d in callback_buttons(message) if kind_of(d) == kind]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_when_the_creator_leaves_the_next_person_seated_runs_the_lobby(
+    tmp_path: Path, language: str
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3, language=language)
+        await set_group_rules(db, table.group.id, RULES)
+        ann, bob, cid = table.users  # Ann made the group (an admin); Bob and Cid did not
+        settings = settings_for(tg, db, default_language=language)
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            await table.join_all()
+            assert tr(language, "lobby.creator", name="Ann") in lobby.text  # type: ignore[operator]
+
+            await table.press(ann, lobby, table.lobby_button("l"))
+            await tg.wait_for(
+                lambda: "Ann" not in lobby.plain_text and "Bob" in lobby.plain_text, timeout=10
+            )
+            await tg.wait_for(
+                lambda: tr(language, "lobby.creator", name="Bob") in (lobby.text or ""),
+                timeout=10,
+                what="the lobby names its new creator",
+            )
+            # Cid is not the creator: refused with a short toast, nothing changes
+            before = snapshot(db, table.table_id)
+            answer = await table.press(cid, lobby, table.lobby_button("s"))
+            assert answer.text == tr(language, "lobby.alert.only_creator")
+            assert not answer.show_alert
+            assert snapshot(db, table.table_id) == before
+            # Bob may browse the settings and start
+            answer = await table.press(bob, lobby, table.lobby_button("g"))
+            assert answer.text is None
+            back = await tg.wait_for(lambda: buttons_of(lobby, "y") or None, timeout=10)
+            await table.press(bob, lobby, back[0])
+            await tg.wait_for(lambda: buttons_of(lobby, "s"), timeout=10)
+            answer = await table.press(bob, lobby, table.lobby_button("s"))
+            assert answer.text is None, answer.text
+            await tg.wait_for(lambda: stored(db, table.table_id).status == "playing", timeout=10)
+            assert stored(db, table.table_id).game is not None
+            assert stored(db, table.table_id).game.n == 2  # type: ignore[union-attr]
+
+
+async def test_one_open_table_per_group_and_a_rematch_opens_a_lobby(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(31)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, RULES)
+        ann, bob = table.users
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            first_end = await table.finish(db, rng)
+            first_table = table.table_id
+
+            # a new table opened with /newgame: the old end's Rematch is refused and
+            # points to the open table
+            await table.open_lobby()
+            assert table.table_id != first_table
+            new_lobby = table.lobby
+            assert new_lobby is not None
+            before = snapshot(db, first_table)
+            answer = await table.press(bob, first_end, buttons_of(first_end, "m")[0])
+            assert answer.text == tr("en", "lobby.alert.table_open")
+            assert snapshot(db, first_table) == before, "no second open table"
+            await tg.wait_for(
+                lambda: (
+                    tg.last_message(table.group) is not new_lobby
+                    and buttons_of(tg.last_message(table.group), "j")
+                ),  # type: ignore[arg-type]
+                timeout=10,
+                what="the open lobby shown again below",
+            )
+            # the new table is played; now the first table's end is no longer the newest
+            lobby = tg.last_message(table.group)
+            assert lobby is not None
+            table.lobby = lobby
+            await table.join_all()
+            await table.start()
+            second_end = await table.finish(db, rng)
+            answer = await table.press(bob, first_end, buttons_of(first_end, "m")[0])
+            assert answer.text == tr("en", "lobby.alert.rematch_old")
+            assert stored(db, first_table).status == "finished"
+
+            # the newest end's Rematch opens a lobby with both seated; nobody is dealt
+            answer = await table.press(bob, second_end, buttons_of(second_end, "m")[0])
+            assert answer.text is None
+            rematch = await tg.wait_for_message(
+                table.group,
+                lambda m: m.message_id > second_end.message_id and bool(buttons_of(m, "s")),
+                timeout=10,
+            )
+            assert stored(db, table.table_id).status == "lobby"
+            assert "Ann" in rematch.plain_text and "Bob" in rematch.plain_text
+            assert tr("en", "lobby.creator", name="Bob") in (rematch.text or "")
+            # a second Rematch press: told the table is open
+            answer = await table.press(ann, second_end, buttons_of(second_end, "m")[0])
+            assert answer.text == tr("en", "lobby.alert.table_open")
+            open_rows = [
+                t
+                for t in (first_table, table.table_id)
+                if stored(db, t).status in ("lobby", "playing")
+            ]
+            assert open_rows == [table.table_id], "one open table, always"
+            # it starts like any lobby: its creator's Start
+            await table.press(bob, rematch, buttons_of(rematch, "s")[0])
+            await tg.wait_for(lambda: stored(db, table.table_id).status == "playing", timeout=10)
+            assert stored(db, table.table_id).game_no == 2
+
+
+async def test_an_old_join_during_a_game_is_answered_in_private(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, RULES)
+        late = await tg.create_user("Dan", language_code="ru")
+        await tg.add_member(table.group, late, by=table.users[0])
+        async with bot_running(tg, db):
+            await tg.start_bot(late)
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            join = table.lobby_button("j")
+            await table.join_all()
+            await table.start()
+            before = snapshot(db, table.table_id)
+            press = await tg.press(late, lobby, data=join, force=True)
+            answer = await press.answer(timeout=10)
+            assert answer.text == tr("ru", "lobby.alert.game_running")
+            assert "/cancel" not in answer.text
+            dm = await tg.wait_for_message(
+                tg.private_chat(late), lambda m: "Friends" in m.plain_text, timeout=10
+            )
+            assert dm.plain_text == tr("ru", "lobby.running_dm", group="Friends").replace(
+                "<b>", ""
+            ).replace("</b>", "")
+            assert snapshot(db, table.table_id) == before
