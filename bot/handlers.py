@@ -30,6 +30,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -128,6 +129,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     """Register every handler."""
     group = filters.ChatType.GROUPS
     private = filters.ChatType.PRIVATE
+    app.add_handler(TypeHandler(Update, note_chat), group=-1)
     app.add_handler(CommandHandler("newgame", cmd_newgame, filters=group))
     app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
     app.add_handler(CommandHandler("cancel", cmd_cancel, filters=group))
@@ -143,6 +145,17 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_error_handler(on_error)
     rt.order.set_key(lambda update: _order_key(rt, update))
+
+
+async def note_chat(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Every update from a group: remember its title (the hands name their group)."""
+    chat = update.effective_chat
+    if (
+        chat is not None
+        and chat.type != ChatType.PRIVATE
+        and "presenter" in runtime(context).extras
+    ):
+        _presenter(context).note_title(chat.id, chat.title)
 
 
 def _order_key(rt: Runtime, update: object) -> object:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
+from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, Job
 
 from bot import callbacks as cb
@@ -63,6 +64,8 @@ class Presenter:
         """Each table's pending clock (one at most)."""
         self._ai_jobs: dict[int, Job[Any]] = {}
         """Each table's pending computer move (one at most)."""
+        self._nudges: dict[int, Job[Any]] = {}
+        """Each table's pending reminder in the group (one per turn at most)."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -98,6 +101,24 @@ class Presenter:
         # the stored language is his /lang choice, or else his Telegram language
         return pick_lang(None, row.language if row else None, self._rt.settings.default_language)
 
+    def note_title(self, chat_id: int, title: str | None) -> None:
+        """A group's title, as an update showed it (hands name their group)."""
+        if title:
+            self._titles[chat_id] = title
+
+    async def _title(self, chat_id: int) -> str:
+        """A group's title: as last seen, else asked of Telegram once (a free read)."""
+        title = self._titles.get(chat_id)
+        if title is None:
+            try:
+                chat = await self._app.bot.get_chat(chat_id)
+                title = chat.title or ""
+            except TelegramError as exc:
+                log.info("chat %s: no title: %s", chat_id, exc)
+                title = ""
+            self._titles.setdefault(chat_id, title)
+        return title
+
     def _ctx(self, live: Live) -> r.TableContext:
         left = None if live.deadline is None else max(0.0, live.deadline - time.time())
         return r.TableContext(
@@ -105,6 +126,7 @@ class Presenter:
             version=live.version,
             group_title=self._titles.get(live.row.chat_id, ""),
             seconds_left=left,
+            deadline=live.deadline,
             events=tuple(e for _, e in live.events),
             bot_username=self._rt.bot_username or None,
             codec=self._rt.codec,
@@ -236,6 +258,7 @@ class Presenter:
         game = live.game
         assert game is not None
         lang = await self._user_lang(user_id)
+        await self._title(live.row.chat_id)
         ctx = self._ctx(live)
         screen = r.render_hand(
             game.view(seat),
@@ -442,6 +465,7 @@ class Presenter:
 
     def _disarm(self, live: Live) -> None:
         _unschedule(self._clocks.pop(live.table_id, None))
+        _unschedule(self._nudges.pop(live.table_id, None))
 
     def _arm_clock(self, live: Live) -> None:
         """Set the table's clock to its deadline (replacing the previous one)."""
@@ -458,6 +482,44 @@ class Presenter:
         self._clocks[live.table_id] = queue.run_once(
             self._clock_job, delay, data=data, name=self._job_name(live)
         )
+        # after half his time, the player the game waits on is named in the group, once
+        half = live.rules.turn_timeout / 2
+        game = live.game
+        if game is not None and game.waiting_on() and half > 0 and delay > half:
+            self._nudges[live.table_id] = queue.run_once(
+                self._nudge_job,
+                delay - half,
+                data=(live.table_id, live.version),
+                name=f"nudge:{live.table_id}",
+            )
+
+    async def _nudge_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Half the turn's time is gone: mention the awaited player in the group."""
+        job = context.job
+        if job is None:
+            return
+        data: Any = job.data
+        table_id, version = data
+        if self._nudges.get(table_id) is job:
+            del self._nudges[table_id]
+        live = self._rt.tables.cached(table_id)
+        if live is None or live.version != version or live.game is None:
+            return
+        if live.row.status != TableStatus.PLAYING or live.deadline is None:
+            return
+        lang = await self._group_lang(live)
+        for seat in live.game.waiting_on():
+            who = live.row.seats[seat]
+            if who.user_id is None:
+                continue  # a computer player needs no reminder
+            left = max(0.0, live.deadline - time.time())
+            text = r.render_nudge(lang, who.name, who.user_id, left, live.deadline)
+            self._rt.out.post(
+                live.row.chat_id,
+                Content(text),
+                thread_id=live.row.thread_id,
+                priority=Priority.TABLE,
+            )
 
     async def _clock_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         job = context.job
@@ -549,8 +611,20 @@ class Presenter:
                 continue
             lang = await self._group_lang(live)
             name = user.name if user is not None else str(chat_id)
+            seat = live.seat_of(chat_id)
+            waited = live.game is not None and seat in live.game.waiting_on()
+            left = None
+            if waited and live.deadline is not None:
+                left = max(0.0, live.deadline - time.time())
             screen = r.render_blocked(
-                lang, name, self._rt.bot_username, live.table_id, self._rt.codec
+                lang,
+                name,
+                self._rt.bot_username,
+                live.table_id,
+                self._rt.codec,
+                limited=live.rules.turn_timeout > 0,
+                seconds=left,
+                deadline=live.deadline if left is not None else None,
             )
             self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
 
@@ -567,4 +641,6 @@ class Presenter:
                 )
         if old_chat_id in self._langs:
             self._langs[new_chat_id] = self._langs.pop(old_chat_id)
+        if old_chat_id in self._titles:
+            self._titles[new_chat_id] = self._titles.pop(old_chat_id)
         log.info("chat %s is now %s", old_chat_id, new_chat_id)

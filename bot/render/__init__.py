@@ -58,6 +58,7 @@ from .texts import (
     render_blocked,
     render_help,
     render_lang_picker,
+    render_nudge,
     render_start,
 )
 
@@ -97,6 +98,7 @@ __all__ = [
     "render_lang_picker",
     "render_lobby",
     "render_need_private",
+    "render_nudge",
     "render_option",
     "render_rules",
     "render_settings",

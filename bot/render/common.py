@@ -112,6 +112,16 @@ def clock(seconds: float) -> str:
     return f"{minutes}:{secs:02d}"
 
 
+def live_clock(lang: Lang, seconds: float, deadline: float | None) -> str:
+    """Time left that every client counts down by itself, in the reader's own words: a
+    ``date_time`` entity, relative to the deadline ("in 2 minutes"), around the time left
+    when drawn (what a client without such entities shows). No deadline: that text alone."""
+    shown = tr(lang, "fmt.in", time=clock(seconds))
+    if deadline is None:
+        return shown
+    return f'<tg-time unix="{int(deadline)}" format="r">{shown}</tg-time>'
+
+
 def duration(lang: Lang, seconds: int) -> str:
     """A setting's duration in words: ``30 s``, ``2 min``, ``1 h 30 min``."""
     if seconds < 60 or seconds % 60:
@@ -233,3 +243,5 @@ class TableContext:
     events: tuple[Event, ...] = ()
     bot_username: str | None = None
     codec: CallbackCodec = field(default_factory=CallbackCodec)
+    deadline: float | None = None
+    """The deadline as a Unix time: the time left is drawn as a live clock."""

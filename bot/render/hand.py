@@ -38,7 +38,7 @@ from .common import (
     card_list,
     card_text,
     chunk,
-    clock,
+    live_clock,
     name_of,
 )
 from .events import event_lines
@@ -65,7 +65,11 @@ def _lead_label(lang: Lang, action: Lead) -> str:
 
 
 def _prompt(
-    view: SeatView, players: Sequence[Player], lang: Lang, seconds: float | None
+    view: SeatView,
+    players: Sequence[Player],
+    lang: Lang,
+    seconds: float | None,
+    deadline: float | None = None,
 ) -> list[str]:
     public = view.public
     me = view.seat
@@ -94,7 +98,7 @@ def _prompt(
         # The table's one clock runs for the waited-on seat, else for the throwers.
         mine = me in public.waiting_on or not public.waiting_on
         if seconds is not None and mine:
-            lines.append(tr(lang, "hand.time_left", time=clock(seconds)))
+            lines.append(tr(lang, "hand.time_left", time=live_clock(lang, seconds, deadline)))
     elif me == public.defender and public.taking:
         lines.append(tr(lang, "hand.prompt.you_take"))
     else:
@@ -261,7 +265,7 @@ def render_hand(
     head = [title_line(lang, rules, ctx.group_title), trump_line(public, lang)]
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
     footer = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
-    footer += _prompt(view, players, lang, ctx.seconds_left)
+    footer += _prompt(view, players, lang, ctx.seconds_left, ctx.deadline)
     over = public.phase == "over" or public.roles[view.seat] == "out"
     keyboard: Keyboard | None = None
     if over:

@@ -19,8 +19,8 @@ from .common import (
     Screen,
     TableContext,
     card_text,
-    clock,
     esc,
+    live_clock,
     name_of,
     short_name,
     text_length,
@@ -112,7 +112,11 @@ def bout_lines(view: PublicView, lang: Lang) -> list[str]:
 
 
 def turn_line(
-    view: PublicView, players: Sequence[Player], lang: Lang, seconds: float | None
+    view: PublicView,
+    players: Sequence[Player],
+    lang: Lang,
+    seconds: float | None,
+    deadline: float | None = None,
 ) -> str:
     """Whose move it is, with the time left."""
     if view.phase == "over":
@@ -133,7 +137,7 @@ def turn_line(
     else:
         text = tr(lang, "table.turn.nobody")
     if seconds is not None and view.to_act:
-        text = tr(lang, "table.turn.time", text=text, time=clock(seconds))
+        text = tr(lang, "table.turn.time", text=text, time=live_clock(lang, seconds, deadline))
     return text
 
 
@@ -165,7 +169,7 @@ def render_table(
     a button opens the private chat if ``ctx.bot_username`` is known."""
     head = [title_line(lang, rules), trump_line(view, lang)]
     sections = [head, seat_lines(view, players, lang), bout_lines(view, lang)]
-    sections.append([turn_line(view, players, lang, ctx.seconds_left)])
+    sections.append([turn_line(view, players, lang, ctx.seconds_left, ctx.deadline)])
     events = event_lines(ctx.events, players, lang, view.trump, limit=events_shown)
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None

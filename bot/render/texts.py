@@ -7,7 +7,7 @@ from typing import Final, Literal, TypeAlias
 from bot import callbacks as cb
 from bot.i18n import LANGS, Lang, has_key, tr
 
-from .common import Button, Keyboard, Screen, esc, short_name
+from .common import Button, Keyboard, Screen, esc, live_clock, short_name
 from .lobby import join_link
 
 __all__ = [
@@ -120,15 +120,38 @@ def render_lang_picker(lang: Lang, codec: cb.CallbackCodec | None = None) -> Scr
     return Screen(tr(lang, "lang.picker"), Keyboard.of([buttons]))
 
 
+def render_nudge(
+    lang: Lang, name: str, user_id: int, seconds: float, deadline: float | None
+) -> str:
+    """The group's reminder, at half time, to the player the game waits on: a mention
+    (it notifies him) and the time left as a live clock."""
+    mention = f'<a href="tg://user?id={user_id}">{esc(short_name(name))}</a>'
+    return tr(lang, "table.nudge", name=mention, time=live_clock(lang, seconds, deadline))
+
+
 def render_blocked(
     lang: Lang,
     name: str,
     bot_username: str,
     table_id: int,
     codec: cb.CallbackCodec | None = None,
+    *,
+    limited: bool = True,
+    seconds: float | None = None,
+    deadline: float | None = None,
 ) -> Screen:
     """A group message when the bot cannot write to a player (blocked, or never started):
-    how to get back, with the button that reopens the chat."""
-    text = tr(lang, "err.blocked", name=esc(short_name(name)))
+    how to get back, with the button that reopens the chat, and the truth about his clock:
+    without a time limit the game waits for him; else it does not, and if the game waits
+    on him now, his time left (``seconds``) runs as a live clock."""
+    shown = esc(short_name(name))
+    text = tr(lang, "err.blocked", name=shown)
+    if not limited:
+        text += " " + tr(lang, "err.blocked_no_clock", name=shown)
+    elif seconds is not None:
+        clock = live_clock(lang, seconds, deadline)
+        text += " " + tr(lang, "err.blocked_clock", name=shown, time=clock)
+    else:
+        text += " " + tr(lang, "err.blocked_later", name=shown)
     button = Button.link(tr(lang, "lobby.btn.open_bot"), join_link(bot_username, table_id, codec))
     return Screen(text, Keyboard.of([[button]]))

@@ -4,7 +4,8 @@ What is done, roughly as Telegram (tdlib) does it:
 
 * ``parse_mode="HTML"``: the tags Telegram supports (b/strong, i/em, u/ins,
   s/strike/del, tg-spoiler and span class="tg-spoiler", code, pre (with
-  ``<code class="language-x">`` inside), a href, blockquote [expandable], tg-emoji) become
+  ``<code class="language-x">`` inside), a href, blockquote [expandable], tg-emoji,
+  tg-time with unix and format: a date_time entity) become
   entities; the named entities ``&lt; &gt; &amp; &quot;`` and numeric ones are decoded;
   any other ``&...`` is kept literally. An unsupported or unbalanced tag is refused with
   Telegram's "can't parse entities" wording (byte offsets into the UTF-8 source).
@@ -40,7 +41,10 @@ _TAG_KINDS = {
     "a": "text_link",
     "blockquote": "blockquote",
     "tg-emoji": "custom_emoji",
+    "tg-time": "date_time",
 }
+#: The formats a date_time entity accepts: relative, or day of week, date and time parts.
+_DATE_TIME_FORMAT_RE = re.compile(r"^(r|w?[dD]?[tT]?)$")
 _NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 _ENTITY_RE = re.compile(r"&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{1,10});")
 _ATTR_RE = re.compile(r"""\s*([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>]+))?""")
@@ -121,6 +125,10 @@ def _entity_for(tag: _Open, end: int) -> dict[str, Any] | None:
         entity["url"] = href
     elif tag.kind == "custom_emoji":
         entity["custom_emoji_id"] = tag.attrs.get("emoji-id", "")
+    elif tag.kind == "date_time":
+        entity["unix_time"] = int(tag.attrs["unix"])
+        if tag.attrs.get("format"):
+            entity["date_time_format"] = tag.attrs["format"]
     elif tag.kind == "pre" and tag.language:
         entity["language"] = tag.language
     elif tag.kind == "blockquote" and "expandable" in tag.attrs:
@@ -188,6 +196,14 @@ def parse_html(source: str) -> ParsedText:
         if kind is None or (name == "span" and attrs.get("class") != "tg-spoiler"):
             raise EntityParseError(
                 f'Unsupported start tag "{name}" at byte offset {_byte_offset(source, i)}'
+            )
+        if kind == "date_time" and (
+            not re.fullmatch(r"-?[0-9]{1,12}", attrs.get("unix", ""))
+            or not _DATE_TIME_FORMAT_RE.match(attrs.get("format", ""))
+        ):
+            # Telegram wants a Unix time and a valid format (r, or w?[dD]?[tT]?)
+            raise EntityParseError(
+                f'Invalid "tg-time" tag at byte offset {_byte_offset(source, i)}'
             )
         stack.append(_Open(name, kind, pos16, attrs))
         i = end + 1

@@ -1,0 +1,155 @@
+"""Turns that are fair: a live clock, a reminder at half time, the truth for a blocked
+player, and hands that name their group."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+
+from bot.i18n import tr
+from engine import Rules
+
+from .harness import (
+    Table,
+    bot_running,
+    set_group_rules,
+    settings_for,
+    stored,
+    url_buttons,
+)
+
+
+def clocks(message: FakeMessage | None) -> list[int]:
+    """The Unix times of the message's date_time entities (its live clocks)."""
+    if message is None:
+        return []
+    return [e["unix_time"] for e in message.entities if e["type"] == "date_time"]
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_the_deadline_is_a_live_clock_in_the_group_and_the_hand(
+    tmp_path: Path, language: str
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2, language=language)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=120))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language=language)):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            deadline = int(stored_deadline(db, table.table_id))
+            group = tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+            assert clocks(group) == [deadline], group.entities
+            waited = table.users[st.game.waiting_on()[0]]
+            hand = table.hand(waited)
+            assert clocks(hand) == [deadline]
+            assert tr(language, "fmt.in", time="").strip() in (hand.plain_text if hand else "")
+            other = table.users[1 - st.game.waiting_on()[0]]
+            assert clocks(table.hand(other)) == [], "only the waited-on player's clock runs"
+
+
+def stored_deadline(db: Path, table_id: int) -> float:
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        (deadline,) = con.execute(
+            "SELECT deadline FROM tables WHERE table_id = ?", (table_id,)
+        ).fetchone()
+    finally:
+        con.close()
+    assert deadline is not None
+    return float(deadline)
+
+
+async def test_after_half_his_time_the_awaited_player_is_named_once(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=4))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            waited = table.users[st.game.waiting_on()[0]]
+
+            def reminders() -> list[FakeMessage]:
+                return [
+                    m
+                    for m in tg.bot_messages(table.group)
+                    if any(e.get("url") == f"tg://user?id={waited.id}" for e in m.entities)
+                ]
+
+            nudge = await tg.wait_for(lambda: reminders() or None, timeout=5)
+            assert len(nudge) == 1
+            text = nudge[0].plain_text
+            assert waited.first_name in text and "the table waits for you" in text
+            assert clocks(nudge[0]) == [int(stored_deadline(db, table.table_id))]
+            assert stored(db, table.table_id).moves == 0, "before his time ran out"
+            # the clock runs out (he is durak): no second reminder for the same turn
+            await tg.wait_for(lambda: stored(db, table.table_id).status == "finished", timeout=8)
+            assert len(reminders()) == 1
+
+
+@pytest.mark.parametrize(
+    ("turn_timeout", "key"), [(0, "err.blocked_no_clock"), (60, "err.blocked_clock")]
+)
+async def test_a_blocked_player_is_told_how_his_clock_runs(
+    tmp_path: Path, turn_timeout: int, key: str
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(3)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=turn_timeout))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            blocker = await table.block_by_idle_player(db)
+            await table.play_moves(db, rng, 1)  # the game now waits on him, or soon will
+            warning = await tg.wait_for_message(
+                table.group, lambda m: any("?start=" in u for u in url_buttons(m)), timeout=10
+            )
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            name = blocker.first_name
+            if key == "err.blocked_clock" and table.users.index(blocker) not in (
+                st.game.waiting_on()
+            ):
+                key = "err.blocked_later"
+            said = tr("en", key, name=name, time="\0").split("\0")[0]
+            assert said in warning.plain_text, warning.plain_text
+            assert "the game waits for you" not in warning.plain_text
+            if key == "err.blocked_clock":
+                assert clocks(warning) == [int(stored_deadline(db, table.table_id))]
+
+
+async def test_the_hand_names_its_group(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            for user in table.users:
+                hand = table.hand(user)
+                assert hand is not None
+                assert hand.plain_text.splitlines()[0] == "Friends · Podkidnoy"
+        # after a restart, the title is asked of Telegram
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            for user in table.users:
+                await tg.send_command(user, tg.private_chat(user), "hand")
+            await tg.wait_for(
+                lambda: all(
+                    (h := table.hand(u)) is not None
+                    and h.plain_text.startswith("Friends · Podkidnoy")
+                    and h.message_id > 0
+                    for u in table.users
+                ),
+                timeout=10,
+            )
