@@ -483,8 +483,31 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or chat is None:
         return
     lang = await _lang_here(rt, update, chat)
+    if chat.type != ChatType.PRIVATE and not await _may_set_group_lang(context, chat.id, update):
+        await message.reply_text(tr(lang, "lang.not_allowed"))
+        return
     text, markup = _screen(r.render_lang_picker(lang, rt.codec))
     await message.reply_html(text, reply_markup=markup)
+
+
+async def _may_set_group_lang(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, update: Update
+) -> bool:
+    """A group's language is chosen by an admin (anonymous ones too), the bot's
+    operators, or the creator of the table open there."""
+    rt = runtime(context)
+    user = update.effective_user
+    message = update.effective_message
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id == chat_id  # an anonymous admin of this group
+    if user is None:
+        return False
+    if user.id in rt.settings.admin_ids:
+        return True
+    assert rt.store is not None
+    if any(row.creator_id == user.id for row in await rt.store.chat_tables(chat_id)):
+        return True
+    return await _is_admin(context, chat_id, user.id)
 
 
 async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -564,7 +587,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await _answer(query, say(lang, "malformed"))
         return
     if isinstance(decoded, cb.SetLang):
-        await _set_lang(rt, query, decoded.lang)
+        await _set_lang(context, rt, update, query, decoded.lang)
         return
     live = await rt.tables.get(decoded.table)
     if live is None:
@@ -617,13 +640,19 @@ def _stray(rt: Runtime, query: CallbackQuery, shown: int | None) -> bool:
     return True
 
 
-async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
+async def _set_lang(
+    context: ContextTypes.DEFAULT_TYPE, rt: Runtime, update: Update, query: CallbackQuery, lang: str
+) -> None:
     assert rt.store is not None
     message = query.message
     chat_id = message.chat.id if message is not None else query.from_user.id
     if chat_id > 0:
         await _remember(rt, query.from_user, language=lang)
     else:
+        if not await _may_set_group_lang(context, chat_id, update):
+            here = await chat_lang(rt, chat_id, query.from_user)
+            await _answer(query, tr(here, "lang.not_allowed"))
+            return
         row = await rt.store.get_chat(chat_id)
         await rt.store.save_chat(
             ChatRow(
@@ -632,6 +661,12 @@ async def _set_lang(rt: Runtime, query: CallbackQuery, lang: str) -> None:
         )
     chosen = pick_lang(lang)
     await _answer(query, tr(chosen, "lang.set", name=tr(chosen, f"lang.name.{chosen}")))
+    if message is not None:
+        # the picker now marks the language chosen, and speaks it
+        key = ("lang", chat_id, message.message_id)
+        screen = r.render_lang_picker(chosen, rt.codec)
+        rt.out.show(key, chat_id, Content.of(screen), message_id=message.message_id)
+        rt.out.retire(key)
 
 
 async def _table_button(

@@ -1,0 +1,64 @@
+"""Commands as a group uses them: who may switch the group's language."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+
+from bot.i18n import tr
+
+from .harness import Table, bot_running, callback_buttons, query, settings_for
+
+
+def labels(message: FakeMessage) -> list[str]:
+    return [b.text for row in message.buttons for b in row]
+
+
+async def test_only_an_admin_or_the_table_s_creator_switches_the_group_s_language(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3)
+        ann, _, cid = table.users  # Ann made the group; Bob and Cid are members
+        async with bot_running(tg, db, settings=settings_for(tg, db)):
+            # a group with no choice yet speaks the language of whoever asks: English here
+            refused = await table.command(1, "lang")
+            assert refused.plain_text == tr("en", "lang.not_allowed")
+            assert not callback_buttons(refused)
+
+            picker = await table.command(0, "lang")
+            assert tr("en", "settings.btn.chosen", value="English") in labels(picker)
+            russian = next(
+                d
+                for b, d in zip(labels(picker), callback_buttons(picker), strict=True)
+                if "Русский" in b
+            )
+            # a member's press on the picker changes nothing
+            answer = await table.press(cid, picker, russian)
+            assert answer.text == tr("en", "lang.not_allowed")
+            chosen = "SELECT language FROM chats WHERE chat_id = ?"
+            assert query(db, chosen, table.group.id) in ([], [(None,)])
+            # the admin's press switches it, and the picker marks the new choice
+            answer = await table.press(ann, picker, russian)
+            assert answer.text == tr("ru", "lang.set", name="Русский")
+            await tg.wait_for(
+                lambda: tr("ru", "settings.btn.chosen", value="Русский") in labels(picker),
+                timeout=5,
+            )
+            assert (
+                tr("ru", "lang.picker").split("\n")[0].replace("<b>", "").replace("</b>", "")
+                in picker.plain_text
+            )
+            assert query(db, chosen, table.group.id) == [("ru",)]
+
+            # the creator of the open table may too, though no admin
+            await table.start_bots()
+            await table.open_lobby(by=1)
+            picker = await table.command(1, "lang")
+            assert callback_buttons(picker), picker.plain_text
+            refused = await table.command(2, "lang")
+            assert refused.plain_text == tr("ru", "lang.not_allowed"), (
+                "the group speaks Russian now"
+            )
