@@ -292,6 +292,16 @@ def _candidates(spec: OptionSpec, current: Value) -> Iterator[Value]:
         yield from spec.choices
 
 
+FIVE_CARD_GAMES: Final = frozenset({"prostoy5", "lizard"})
+"""A game or modifier played with five cards each."""
+
+
+def _five(data: dict[str, Any]) -> bool:
+    return data.get("game") in FIVE_CARD_GAMES or any(
+        m in FIVE_CARD_GAMES for m in data.get("modifiers", ())
+    )
+
+
 @lru_cache(maxsize=8192)
 def with_value(rules: Rules, name: str, value: Value) -> Rules | None:
     """``rules`` with option ``name`` set to ``value``, later options adjusted if they
@@ -299,6 +309,10 @@ def with_value(rules: Rules, name: str, value: Value) -> Rules | None:
     spec = option_by_name(name)
     data = rules.model_dump()
     data[name] = value
+    if name == "game" or (name == "modifiers" and _five(data) != _five(rules.model_dump())):
+        # what belongs to the game goes with it: the hand size is the new game's own
+        # (5 for the five-card games, else 6) until chosen again
+        data["hand_size"] = 5 if _five(data) else Rules.model_fields["hand_size"].default
     found = _build(data, name)
     if found is not None:
         return found

@@ -156,3 +156,21 @@ def test_settings_snapshots(lang: Lang) -> None:
     assert_snapshot(f"settings_timeout_{lang}", shot(render_option(rules, lang, 9, 4, spec.token)))
     mods = option_by_name("modifiers").token
     assert_snapshot(f"settings_modifiers_{lang}", shot(render_option(rules, lang, 9, 4, mods)))
+
+
+def test_changing_the_game_brings_its_own_hand_size() -> None:
+    five = Rules.preset("prostoy5")
+    assert five.hand_size == 5
+    back = with_value(five, "game", "podkidnoy")
+    assert back is not None
+    assert back.game == "podkidnoy" and back.hand_size == 6, "not the five-card game's 5"
+    # chosen explicitly afterwards, the hand size stays
+    seven = with_value(back, "hand_size", 7)
+    assert seven is not None and seven.hand_size == 7
+    assert with_value(seven, "bout_limit", 5) is not None
+    assert with_value(seven, "bout_limit", 5).hand_size == 7  # type: ignore[union-attr]
+    # turning the five-card lizard off gives six again; on, five
+    lizard = with_value(Rules(), "modifiers", ("lizard",))
+    assert lizard is not None and lizard.hand_size == 5
+    plain = with_value(lizard, "modifiers", ())
+    assert plain is not None and plain.hand_size == 6
