@@ -409,6 +409,8 @@ class Presenter:
         else:
             self._app.create_task(self._draw_lobby(live, lang))
             return
+        ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
+        screen = r.with_seats(screen, self._players(live), lang, ctx)
         self._show_group(live, screen, lang, priority=Priority.OWN)
 
     def rematch(self, live: Live) -> None:

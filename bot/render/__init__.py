@@ -27,6 +27,7 @@ from .lobby import (
     render_ai_picker,
     render_lobby,
     render_need_private,
+    with_seats,
 )
 from .markup import reply_markup, to_markup
 from .rules_text import game_title, render_rules, rules_summary
@@ -115,4 +116,5 @@ __all__ = [
     "to_action",
     "to_markup",
     "valid_values",
+    "with_seats",
 ]

@@ -110,6 +110,22 @@ def render_lobby(rules: Rules, players: Sequence[Player], lang: Lang, ctx: Lobby
     return Screen("\n".join(lines), Keyboard.of(rows))
 
 
+def with_seats(screen: Screen, players: Sequence[Player], lang: Lang, ctx: LobbyContext) -> Screen:
+    """A settings page or the computer picker as the lobby's message: who is seated, and
+    the Join and Leave buttons, so the others can still sit down while the creator
+    browses the settings."""
+    t, v, codec = ctx.table_id, ctx.version, ctx.codec
+    names = ", ".join(name_of(players, i) for i in range(len(players)))
+    seated = tr(lang, "lobby.players", n=len(players), max=MAX_PLAYERS)
+    text = f"{screen.text}\n\n{seated} {names}" if names else f"{screen.text}\n\n{seated}"
+    row = (
+        Button.cb(tr(lang, "lobby.btn.join"), codec, cb.Join(t, v)),
+        Button.cb(tr(lang, "lobby.btn.leave"), codec, cb.Leave(t, v)),
+    )
+    rows = screen.keyboard.rows if screen.keyboard is not None else ()
+    return Screen(text, Keyboard.of([*rows, row]))
+
+
 def render_ai_picker(lang: Lang, ctx: LobbyContext) -> Screen:
     """Choose the level of a computer player to seat."""
     t, v, codec = ctx.table_id, ctx.version, ctx.codec

@@ -504,11 +504,9 @@ def render_settings(
         lines.append(tr(lang, "settings.line", name=name, value=label))
         lines.append(tr(lang, "settings.desc", desc=option_desc(lang, spec)))
         text = tr(lang, "settings.btn.option", name=name, value=label)
+        # every option, on/off ones too, opens its page: a tap never changes a rule
+        # without saying what it sets
         press = cb.Option(table_id, version, spec.token)
-        if spec.kind == "bool":
-            flip = [o for o in offers(rules, spec) if not o.chosen]
-            if flip:
-                press = cb.SetOption(table_id, version, spec.token, flip[0].token)
         rows.append((Button.cb(text, codec, press),))
     if not rows:
         lines.append(tr(lang, "settings.nothing"))

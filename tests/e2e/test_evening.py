@@ -6,16 +6,19 @@ import random
 from pathlib import Path
 
 import pytest
-from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 
 from bot.i18n import tr
+from bot.render.settings import option_by_name, value_token
 from engine import Rules
 
 from .harness import (
+    Data,
     Table,
     bot_running,
     callback_buttons,
     kind_of,
+    query,
     set_group_rules,
     settings_for,
     snapshot,
@@ -166,3 +169,60 @@ async def test_an_old_join_during_a_game_is_answered_in_private(tmp_path: Path) 
                 "<b>", ""
             ).replace("</b>", "")
             assert snapshot(db, table.table_id) == before
+
+
+async def _press_kind(
+    table: Table, user: FakeUser, lobby: FakeMessage, kind: str, rest: tuple[str, ...] = ()
+) -> None:
+    """Press the lobby's button of ``kind`` (whose fields start with ``rest``); wait until
+    the message changed."""
+    found = [
+        d
+        for d in callback_buttons(lobby)
+        if kind_of(d) == kind and Data.parse(d).rest[: len(rest)] == rest
+    ]
+    assert found, (kind, rest, callback_buttons(lobby))
+    edits = lobby.edit_count
+    answer = await table.press(user, lobby, found[0])
+    assert answer.text is None, answer.text
+    await table.tg.wait_for(lambda: lobby.edit_count > edits, timeout=10)
+
+
+async def test_settings_keep_the_lobby_open_and_a_new_game_brings_its_hand_size(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        ann, bob = table.users
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            game = option_by_name("game")
+            # Ann browses to the game's values: Bob can still sit down from that page
+            await _press_kind(table, ann, lobby, "g")
+            await _press_kind(table, ann, lobby, "g", (game.group,))
+            await _press_kind(table, ann, lobby, "o", (game.token,))
+            assert "Ann" in lobby.plain_text
+            answer = await table.press(bob, lobby, table.lobby_button("j"))
+            assert answer.text == tr("en", "lobby.alert.joined")
+            await tg.wait_for(lambda: "Bob" in lobby.plain_text, timeout=10)
+            # the five-card game deals 5; back to podkidnoy, 6 again
+            await _press_kind(table, ann, lobby, "g")
+            await _press_kind(table, ann, lobby, "g", (game.group,))
+            await _press_kind(table, ann, lobby, "o", (game.token,))
+            await _press_kind(table, ann, lobby, "v", (game.token, value_token("prostoy5")))
+            assert Rules.model_validate_json(stored_rules(db, table.table_id)).hand_size == 5
+            await _press_kind(table, ann, lobby, "v", (game.token, value_token("podkidnoy")))
+            rules = Rules.model_validate_json(stored_rules(db, table.table_id))
+            assert rules.game == "podkidnoy" and rules.hand_size == 6
+            # an on/off option opens its page like the others: a tap says what it sets
+            page = option_by_name("multi_card_lead")
+            await _press_kind(table, ann, lobby, "g", (page.group,))
+            await _press_kind(table, ann, lobby, "o", (page.token,))
+            assert Rules.model_validate_json(stored_rules(db, table.table_id)) == rules
+
+
+def stored_rules(db: Path, table_id: int) -> str:
+    (text,) = query(db, "SELECT rules FROM tables WHERE table_id = ?", table_id)[0]
+    return str(text)
