@@ -7,7 +7,7 @@ anything a user typed (names, group titles) goes through :func:`esc` first.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -87,19 +87,31 @@ def name_of(players: Sequence[Player], seat: int | None) -> str:
 # ---------------------------------------------------------------- cards and times
 
 
-def card_text(card: Card) -> str:
-    """A card as it prints: ``10♥``."""
-    return str(card)
+EMOJI: Final = "\ufe0f"
+"""Variation selector 16: the suit symbols in their colour emoji form on every client
+(without it some draw ♥ and ♦ as black text)."""
+_JOKERS: Final = {True: "🃏🔴", False: "🃏⚫"}
 
 
-def suit_text(suit: Suit) -> str:
-    """A suit's symbol."""
-    return suit.symbol
+def suit_text(suit: Suit | int) -> str:
+    """A suit's symbol, in colour: ``♥️``."""
+    return Suit(suit).symbol + EMOJI
 
 
-def card_list(cards: Iterable[Card]) -> str:
-    """Cards separated by spaces: ``7♠ 7♥``."""
-    return " ".join(card_text(c) for c in cards)
+def card_text(card: Card, declared: Mapping[Card, Suit] | None = None) -> str:
+    """A card as it shows: ``10♥️``; a joker ``🃏🔴``; a wild six that took a suit
+    ``6♠️→♥️`` (``declared``: the suits named for the sixes on the table)."""
+    if card.is_joker:
+        return _JOKERS[card.is_red]
+    text = f"{card.rank.label}{suit_text(card.suit)}"
+    if declared is not None and card in declared:
+        text += "→" + suit_text(declared[card])
+    return text
+
+
+def card_list(cards: Iterable[Card], declared: Mapping[Card, Suit] | None = None) -> str:
+    """Cards separated by spaces: ``7♠️ 7♥️``."""
+    return " ".join(card_text(c, declared) for c in cards)
 
 
 def clock(seconds: float) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot.i18n import Lang, tr
-from engine import Event, Suit
+from engine import Card, Event, Suit
 from engine.actions import (
     Beaten,
     Covered,
@@ -27,16 +27,20 @@ from engine.actions import (
     TrumpSwapped,
 )
 
-from .common import Player, card_list, card_text, name_of
+from .common import Player, card_list, card_text, name_of, suit_text
 
 __all__ = ["event_line", "event_lines"]
 
 
 def event_line(
-    event: Event, players: Sequence[Player], lang: Lang, trump: Suit | None = None
+    event: Event,
+    players: Sequence[Player],
+    lang: Lang,
+    trump: Suit | None = None,
+    declared: Mapping[Card, Suit] | None = None,
 ) -> str:
     """One event in words (HTML; names escaped). ``trump`` names the suit for a deal
-    that shows no card."""
+    that shows no card; ``declared`` the suits wild sixes on the table were named as."""
 
     def who(seat: int | None) -> str:
         return name_of(players, seat)
@@ -46,21 +50,25 @@ def event_line(
             if card is not None:
                 return tr(lang, "event.dealt", card=card_text(card), name=who(first))
             if trump is not None:
-                return tr(lang, "event.dealt_suit", suit=trump.symbol, name=who(first))
+                return tr(lang, "event.dealt_suit", suit=suit_text(trump), name=who(first))
             return tr(lang, "event.dealt_no_trump", name=who(first))
         case Led(seat=seat, cards=cards, defender=defender):
             return tr(
-                lang, "event.led", name=who(seat), cards=card_list(cards), defender=who(defender)
+                lang,
+                "event.led",
+                name=who(seat),
+                cards=card_list(cards, declared),
+                defender=who(defender),
             )
         case Thrown(seat=seat, card=card):
-            return tr(lang, "event.thrown", name=who(seat), card=card_text(card))
+            return tr(lang, "event.thrown", name=who(seat), card=card_text(card, declared))
         case Covered(seat=seat, attack=attack, card=card):
             return tr(
                 lang,
                 "event.covered",
                 name=who(seat),
-                attack=card_text(attack),
-                card=card_text(card),
+                attack=card_text(attack, declared),
+                card=card_text(card, declared),
             )
         case Taking(seat=seat):
             return tr(lang, "event.taking", name=who(seat))
@@ -71,7 +79,7 @@ def event_line(
                 lang,
                 "event.transferred",
                 name=who(seat),
-                card=card_text(card),
+                card=card_text(card, declared),
                 defender=who(defender),
             )
         case TrumpShown(seat=seat, card=card, defender=defender):
@@ -121,6 +129,7 @@ def event_lines(
     lang: Lang,
     trump: Suit | None = None,
     limit: int = 6,
+    declared: Mapping[Card, Suit] | None = None,
 ) -> list[str]:
     """The last ``limit`` lines for ``events`` (oldest first); draws in a row become one."""
     lines: list[str] = []
@@ -128,7 +137,7 @@ def event_lines(
 
     def flush() -> None:
         if len(draws) == 1:
-            lines.append(event_line(draws[0], players, lang, trump))
+            lines.append(event_line(draws[0], players, lang, trump, declared))
         elif draws:
             parts = ", ".join(
                 tr(lang, "event.drew_part", name=name_of(players, d.seat), n=d.amount)
@@ -142,6 +151,6 @@ def event_lines(
             draws.append(event)
             continue
         flush()
-        lines.append(event_line(event, players, lang, trump))
+        lines.append(event_line(event, players, lang, trump, declared))
     flush()
     return lines[-limit:] if limit > 0 else []

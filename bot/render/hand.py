@@ -12,6 +12,7 @@ Three modes, all drawn from the same :class:`engine.SeatView`:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from bot import callbacks as cb
 from bot.i18n import Lang, tr
@@ -40,6 +41,7 @@ from .common import (
     chunk,
     live_clock,
     name_of,
+    suit_text,
 )
 from .events import event_lines
 from .table import bout_lines, fit, seat_lines, title_line, trump_line
@@ -54,7 +56,7 @@ def _as(lang: Lang, card: Card, suit: int | None) -> str:
     """``6♠`` or, for a wild six taking a suit, ``6♠ as ♥``."""
     if suit is None:
         return card_text(card)
-    return tr(lang, "hand.card_as", card=card_text(card), suit=Suit(suit).symbol)
+    return tr(lang, "hand.card_as", card=card_text(card), suit=suit_text(suit))
 
 
 def _lead_label(lang: Lang, action: Lead) -> str:
@@ -161,7 +163,8 @@ def _selection_keyboard(
             codec,
             cb.Toggle(t, v, c, selection, purpose),
         )
-        for c in view.hand
+        for group in suit_groups(view)
+        for c in group
         if c in allowed
     ]
     rows = chunk(cards, CARDS_PER_ROW)
@@ -184,9 +187,48 @@ def _selection_keyboard(
     return Keyboard.of(rows)
 
 
+_SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
+"""Suits in the hand, black and red in turn; the trump suit goes last."""
+INERT: Final = "·{card}·"
+"""How a card that cannot be played now is shown, when some card can."""
+
+
+def suit_groups(view: SeatView) -> list[list[Card]]:
+    """The hand grouped by suit (trumps last, jokers after them), low to high within."""
+    trump = view.public.trump
+    groups: dict[tuple[int, int], list[Card]] = {}
+    for card in view.hand:
+        if card.is_joker:
+            key = (2, 0)
+        elif trump is not None and card.suit == trump:
+            key = (1, 0)
+        else:
+            key = (0, _SUIT_ORDER.index(card.suit))
+        groups.setdefault(key, []).append(card)
+    return [sorted(groups[k], key=lambda c: (c >> 2, c & 3)) for k in sorted(groups)]
+
+
+def playable_cards(view: SeatView) -> frozenset[Card]:
+    """The cards some legal move of his plays now (a lead, a cover, a throw, a transfer)."""
+    found: set[Card] = set()
+    for action in view.actions:
+        if isinstance(action, Lead):
+            found.update(action.cards)
+        elif isinstance(action, Throw | Transfer | Cover):
+            found.add(action.card)
+    return frozenset(found)
+
+
 def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
-    taps = [Button.cb(card_text(c), codec, cb.Tap(t, v, c)) for c in view.hand]
+    playable = playable_cards(view)
+    taps = []
+    for group in suit_groups(view):  # suit by suit, in rows of CARDS_PER_ROW
+        for c in group:
+            label = card_text(c)
+            if playable and c not in playable:
+                label = INERT.format(card=label)  # visibly inert: it cannot go now
+            taps.append(Button.cb(label, codec, cb.Tap(t, v, c)))
     rows = chunk(taps, CARDS_PER_ROW)
     moves: list[Button] = []
     extra: list[Button] = []
@@ -231,6 +273,8 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
                     cb.Transfer(t, v, card),
                 )
             )
+    if any(isinstance(a, Lead) and len(a.cards) > 1 for a in view.actions):
+        extra.append(Button.cb(tr(lang, "hand.btn.lead_several"), codec, cb.Select(t, v, "lead")))
     if swap:
         extra.append(Button.cb(tr(lang, "hand.btn.poker_swap"), codec, cb.Select(t, v, "swap")))
     rows.append(tuple(moves))
@@ -279,6 +323,8 @@ def render_hand(
         keyboard = _selection_keyboard(view, lang, ctx, selection, purpose)
     else:
         keyboard = _normal_keyboard(view, lang, ctx)
-    events = event_lines(ctx.events, players, lang, public.trump, limit=events_shown)
+    events = event_lines(
+        ctx.events, players, lang, public.trump, limit=events_shown, declared=dict(public.declared)
+    )
     text = fit(sections, events, tr(lang, "table.recent"), "\n".join(footer))
     return Screen(text, keyboard)

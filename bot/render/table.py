@@ -23,6 +23,7 @@ from .common import (
     live_clock,
     name_of,
     short_name,
+    suit_text,
     text_length,
 )
 from .events import event_lines
@@ -56,7 +57,7 @@ def trump_line(view: PublicView, lang: Lang) -> str:
     elif view.trump_card is not None and view.stock_size > 0:
         trump = tr(lang, "table.trump", card=card_text(view.trump_card))
     else:
-        trump = tr(lang, "table.trump", card=view.trump.symbol)
+        trump = tr(lang, "table.trump", card=suit_text(view.trump))
     stock = (
         tr(lang, "table.stock", n=view.stock_size)
         if view.stock_size
@@ -103,11 +104,12 @@ def bout_lines(view: PublicView, lang: Lang) -> list[str]:
     if not view.table:
         return [tr(lang, "table.empty")] if view.phase == "lead" else []
     lines = [tr(lang, "table.on_table", n=len(view.table), cap=view.bout_cap)]
+    declared = dict(view.declared)
     for attack, cover in view.table:
         if cover is None:
-            lines.append(f"<b>{card_text(attack)}</b> → ?")
+            lines.append(f"<b>{card_text(attack, declared)}</b> → ?")
         else:
-            lines.append(f"{card_text(attack)} → {card_text(cover)}")
+            lines.append(f"{card_text(attack, declared)} → {card_text(cover, declared)}")
     return lines
 
 
@@ -170,7 +172,9 @@ def render_table(
     head = [title_line(lang, rules), trump_line(view, lang)]
     sections = [head, seat_lines(view, players, lang), bout_lines(view, lang)]
     sections.append([turn_line(view, players, lang, ctx.seconds_left, ctx.deadline)])
-    events = event_lines(ctx.events, players, lang, view.trump, limit=events_shown)
+    events = event_lines(
+        ctx.events, players, lang, view.trump, limit=events_shown, declared=dict(view.declared)
+    )
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None
     if ctx.bot_username and view.phase != "over":

@@ -127,8 +127,10 @@ def resolve_tap(view: SeatView, card: Card) -> Action | Choice | None:
     if leads:
         singles = [a for a in leads if len(a.cards) == 1]
         sets = {frozenset(a.cards) for a in leads if len(a.cards) > 1}
+        if len(singles) == 1:
+            return singles[0]  # one tap leads the card; several go by "Lead several"
         if not sets:
-            return singles[0] if len(singles) == 1 else Choice(card, tuple(singles))
+            return Choice(card, tuple(singles))
         options: list[Action] = list(singles)
         same_rank = frozenset(c for c in view.hand if c >> 2 == card >> 2)
         whole = leads_of(view, same_rank) if same_rank in sets else ()

@@ -106,9 +106,7 @@ def test_hand_lead_and_selection_snapshots(lang: Lang) -> None:
     c = ctx(game, game_events_dealt(game), seconds=3725)
     view = game.view(0)
     assert_snapshot(f"hand_lead_{lang}", shot(render_hand(view, players(2), lang, c)))
-    choice = resolve_tap(view, card("7C"))
-    screen = render_hand(view, players(2), lang, c, choice=choice)  # type: ignore[arg-type]
-    assert_snapshot(f"hand_lead_choice_{lang}", shot(screen))
+    assert resolve_tap(view, card("7C")) == Lead(0, (card("7C"),)), "one tap leads it alone"
     picked = frozenset({card("7S"), card("7H")})
     screen = render_hand(view, players(2), lang, c, selection=picked)
     assert_snapshot(f"hand_lead_selection_{lang}", shot(screen))
@@ -124,7 +122,8 @@ def test_hand_when_waiting_taking_out_and_over() -> None:
     taking = render_hand(game.view(1), players(3), "en", ctx(game))
     assert "You take" in taking.text
     labels = [b.text for b in taking.keyboard.buttons()]  # type: ignore[union-attr]
-    assert labels == ["6♥", "8♠", "J♥", "K♠", "10♦", "🔄 Refresh"]
+    # grouped by suit, the trump (♦) last; nothing to play while he takes: none dimmed
+    assert labels == ["8♠️", "K♠️", "6♥️", "J♥️", "10♦️", "🔄 Refresh"]
     thrower = render_hand(game.view(0), players(3), "en", ctx(game))
     assert "Боря takes" in thrower.text
     table = render_table(game.public_view(), players(3), "ru", ctx(game)).text

@@ -8,8 +8,17 @@ from typing import Any
 import pytest
 
 from bot import callbacks as cb
-from bot.render import Choice, render_hand, resolve_play, resolve_tap, selectable, to_action
-from bot.render.tap import MAX_SUIT_OPTIONS, tap_refusal
+from bot.render import (
+    Choice,
+    Player,
+    TableContext,
+    render_hand,
+    resolve_play,
+    resolve_tap,
+    selectable,
+    to_action,
+)
+from bot.render.tap import MAX_SUIT_OPTIONS, leads_of, tap_refusal
 from engine import Card, Rules, SeatView
 from engine.actions import Action, Cover, Lead, PokerSwap, ShowTrump, SwapTrump, Throw, Transfer
 
@@ -210,19 +219,21 @@ def test_perevodnoy_transfer_or_cover_asks_and_transfer_only_transfers() -> None
     )
 
 
-def test_lead_with_a_pair_offers_alone_or_both() -> None:
+def test_one_tap_leads_a_card_alone_even_with_a_pair() -> None:
+    """The common move in one tap: the card alone; leading several is the extra step."""
     game = position("podkidnoy", ["7S 7C 9D", "8S 8H 6C"], "6D KD")
-    found = resolve_tap(game.view(0), card("7S"))
-    assert isinstance(found, Choice) and found.kind == "lead" and not found.select
-    assert [set(a.cards) for a in found.actions] == [{card("7S")}, {card("7S"), card("7C")}]
+    assert resolve_tap(game.view(0), card("7S")) == Lead(0, (card("7S"),))
     assert resolve_tap(game.view(0), card("9D")) == Lead(0, (card("9D"),))
+    screen = render_hand(game.view(0), [Player("A"), Player("B")], "en", TableContext(1, 1))
+    several = [b for b in screen.keyboard.buttons() if "Lead several" in b.text]  # type: ignore[union-attr]
+    assert len(several) == 1
 
 
-def test_lead_with_three_of_a_rank_offers_choose() -> None:
+def test_leading_several_goes_through_the_selection() -> None:
     game = position("podkidnoy", ["7S 7C 7H 9D", "8S 8H 6C TS"], "6D KD")
-    found = resolve_tap(game.view(0), card("7C"))
-    assert isinstance(found, Choice) and found.select
-    assert [len(a.cards) for a in found.actions] == [1, 3]
+    assert resolve_tap(game.view(0), card("7C")) == Lead(0, (card("7C"),))
+    view = game.view(0)
+    assert leads_of(view, {card("7S"), card("7C"), card("7H")}), "three sevens at once"
 
 
 def test_throw_in_is_direct_and_wrong_rank_refused() -> None:

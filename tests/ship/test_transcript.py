@@ -40,7 +40,8 @@ def test_the_transcript_shows_the_table_and_a_hand() -> None:
     block = transcript.transcript_block()
     assert "<b>" not in block and "&lt;" not in block, "HTML is rendered as text"
     assert "Bob (you)" in block and "[🫴 Take]" in block and "[🃏 My cards]" in block
-    assert re.search(r"^\[6♥\] \[8♠\] \[J♥\] \[K♠\] \[10♦\]$", block, re.MULTILINE)
+    # by suit, trumps (♦) last; only the trump can beat the clubs: the rest shown inert
+    assert re.search(r"^\[·8♠️·\] \[·K♠️·\] \[·6♥️·\] \[·J♥️·\] \[10♦️\]$", block, re.MULTILINE)
 
 
 def test_every_game_modifier_and_setting_is_in_the_readme() -> None:
