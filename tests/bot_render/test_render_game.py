@@ -20,7 +20,7 @@ from bot.render import (
     to_markup,
 )
 from bot.render.common import MAX_TEXT, text_length
-from engine import Card, Event, Game, Rules
+from engine import Card, Event, Game, Rules, Suit
 from engine.actions import (
     Cover,
     Covered,
@@ -264,3 +264,18 @@ def test_signed_buttons_and_markup() -> None:
     assert to_markup(None) is None
     url = render_table(game.public_view(), players(3), "en", ctx(game)).keyboard
     assert to_markup(url).inline_keyboard[0][0].url == "https://t.me/durak_test_bot"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wild_six_shows_its_named_suit_everywhere(lang: Lang) -> None:
+    rules = Rules(modifiers=("wild_sixes",))
+    game = position(rules, ["6S 9C", "7H 8H AD"], "", trump="D", first_game=False)
+    events = game.apply(Lead(0, (card("6S"),), (int(Suit.HEARTS),)))
+    c = ctx(game, events)
+    named = "6♠️→♥️"
+    table = render_table(game.public_view(), players(2), lang, c).text
+    assert f"<b>{named}</b> → ?" in table, "on the table"
+    assert table.count(named) == 2, "on the table and in the move line"
+    for seat in (0, 1):
+        hand = render_hand(game.view(seat), players(2), lang, c).text
+        assert named in hand, f"in seat {seat}'s hand"

@@ -153,3 +153,52 @@ async def test_the_hand_names_its_group(tmp_path: Path) -> None:
                 ),
                 timeout=10,
             )
+
+
+async def test_the_hand_marks_what_can_go_and_one_tap_leads_a_card(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(9)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=6))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            leads = 0
+            for _ in range(12):
+                st = stored(db, table.table_id)
+                game = st.game
+                if st.status != "playing" or game is None:
+                    break
+                seat = game.to_act()[0]
+                hand = await table.current_hand(db, seat)
+                view = game.view(seat)
+                playable = {
+                    str(c)
+                    for a in view.actions
+                    for c in getattr(a, "cards", (getattr(a, "card", None),))
+                    if c is not None and type(a).__name__ in ("Lead", "Cover", "Throw", "Transfer")
+                }
+                taps = [
+                    (b.text, b.callback_data)
+                    for row in hand.buttons
+                    for b in row
+                    if b.callback_data and b.callback_data[1:].startswith("t.")
+                ]
+                for label, _ in taps:
+                    inert = label.startswith("·")
+                    bare = label.strip("·").replace("\ufe0f", "")
+                    assert inert == (bool(playable) and bare not in playable), (label, playable)
+                if view.public.phase == "lead":
+                    # a tap on a playable card leads it at once, alone
+                    label, data = next(t for t in taps if not t[0].startswith("·"))
+                    answer = await table.press(table.users[seat], hand, data)
+                    assert answer.text is None
+                    await tg.wait_for(
+                        lambda v=st.version: stored(db, table.table_id).version > v, timeout=10
+                    )
+                    after = stored(db, table.table_id).game
+                    assert after is not None and len(after.public_view().table) == 1
+                    leads += 1
+                else:
+                    await table.move(db, rng)
+            assert leads >= 1
