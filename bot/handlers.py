@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Final
 
 from telegram import (
     BotCommandScopeAllGroupChats,
@@ -38,7 +39,7 @@ from bot import callbacks as cb
 from bot import render as r
 from bot import tgerrors
 from bot.app import Runtime, runtime
-from bot.i18n import Lang, pick_lang, tr
+from bot.i18n import RUSSIAN_SPOKEN, Lang, pick_lang, tr
 from bot.ordering import default_key
 from bot.pacing import Pacer
 from bot.presenter import AI_LEVELS, Presenter
@@ -237,19 +238,29 @@ async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
         await rt.store.close()
 
 
+MENU_LANGUAGES: Final = (None, *sorted(RUSSIAN_SPOKEN), "en")
+"""The language codes the command menus and descriptions are set for: the default (None,
+English), every language answered in Russian (uk, be, kk...), and English itself."""
+
+
 async def _set_commands(app: Application) -> None:  # type: ignore[type-arg]
-    for lang in ("ru", "en"):
+    """The command menus of both scopes and the bot's descriptions, per language."""
+    for code in MENU_LANGUAGES:
+        lang = pick_lang(code)
         for scope, telegram_scope in (
             ("group", BotCommandScopeAllGroupChats()),
             ("private", BotCommandScopeAllPrivateChats()),
         ):
             commands = r.bot_commands(lang, scope)  # type: ignore[arg-type]
             try:
-                await app.bot.set_my_commands(
-                    commands, scope=telegram_scope, language_code=lang if lang != "en" else None
-                )
+                await app.bot.set_my_commands(commands, scope=telegram_scope, language_code=code)
             except TelegramError as exc:
-                log.warning("could not set the %s %s commands: %s", lang, scope, exc)
+                log.warning("could not set the %s %s commands: %s", code, scope, exc)
+        try:
+            await app.bot.set_my_description(tr(lang, "about.description"), language_code=code)
+            await app.bot.set_my_short_description(tr(lang, "about.short"), language_code=code)
+        except TelegramError as exc:
+            log.warning("could not set the %s descriptions: %s", code, exc)
 
 
 def _presenter(context: ContextTypes.DEFAULT_TYPE) -> Presenter:
@@ -856,12 +867,23 @@ async def _hand_button(
 
 
 async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The bot was removed from a group: its table ends (no tally)."""
+    """The bot was added to a group: a short greeting with how to start. It was removed:
+    its table ends (no tally)."""
     rt = runtime(context)
     change: ChatMemberUpdated | None = update.my_chat_member
     if change is None:
         return
     status = change.new_chat_member.status
+    present = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
+    was = change.old_chat_member.status
+    if (
+        status in present
+        and was in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
+        and change.chat.type != ChatType.PRIVATE
+    ):
+        lang = await chat_lang(rt, change.chat.id, change.from_user)
+        rt.out.post(change.chat.id, Content(tr(lang, "about.greeting")))
+        return
     if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
         assert rt.store is not None
         for row in await rt.store.chat_tables(change.chat.id):

@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_LANG",
     "LANGS",
     "PLURAL_CATEGORIES",
+    "RUSSIAN_SPOKEN",
     "CatalogError",
     "Entry",
     "Lang",
@@ -51,7 +52,9 @@ PLURAL_CATEGORIES: Final[Mapping[Lang, tuple[str, ...]]] = {
 _ALL_CATEGORIES: Final = frozenset({"zero", "one", "two", "few", "many", "other"})
 
 # Telegram language codes for which Russian is the better default than English.
-_RUSSIAN_DEFAULT: Final = frozenset({"ru", "uk", "be", "kk", "ky", "tg", "uz"})
+RUSSIAN_SPOKEN: Final = frozenset({"ru", "uk", "be", "kk", "ky", "tg", "uz"})
+"""Telegram language codes answered in Russian."""
+_RUSSIAN_DEFAULT: Final = RUSSIAN_SPOKEN
 
 _LOCALES: Final = Path(__file__).with_name("locales")
 

@@ -62,3 +62,28 @@ async def test_only_an_admin_or_the_table_s_creator_switches_the_group_s_languag
             assert refused.plain_text == tr("ru", "lang.not_allowed"), (
                 "the group speaks Russian now"
             )
+
+
+async def test_menus_descriptions_and_a_greeting_in_both_languages(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        ann = await tg.create_user("Ann", language_code="uk")
+        async with bot_running(tg, db, settings=settings_for(tg, db)):
+            await tg.wait_for(lambda: tg.world.bot_texts.get(("short_description", "en")), 10)
+            private = {"type": "all_private_chats"}
+            for code, lang in (("", "en"), ("en", "en"), ("ru", "ru"), ("uk", "ru"), ("kk", "ru")):
+                commands = {c["command"]: c["description"] for c in tg.my_commands(private, code)}
+                assert commands.get("stats") == tr(lang, "cmd.private.stats"), code
+                groups = tg.my_commands({"type": "all_group_chats"}, code)
+                assert {c["command"] for c in groups} >= {"newgame", "leave", "cancel"}
+                assert tg.world.bot_texts[("description", code)] == tr(lang, "about.description")
+                assert tg.world.bot_texts[("short_description", code)] == tr(lang, "about.short")
+
+            # added to a group: a short greeting, in the language of whoever added the bot
+            group = await tg.create_group("Friends", members=[ann], creator=ann)
+            await tg.remove_bot(group, by=ann, kicked=False)
+            await tg.add_bot(group, by=ann)
+            greeting = await tg.wait_for_message(
+                group, lambda m: "/newgame" in m.plain_text, timeout=10
+            )
+            assert greeting.text == tr("ru", "about.greeting")
