@@ -452,7 +452,9 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if chat.type == ChatType.PRIVATE:
         lang = await user_lang(rt, update.effective_user)
         rows = await rt.store.player_tallies(chat.id)
-        await message.reply_html(r.render_stats(rows, lang))
+        presenter = _presenter(context)
+        titles = {row.chat_id: await presenter.title(row.chat_id) for row in rows}
+        await message.reply_html(r.render_player_stats(rows, titles, lang))
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)

@@ -106,7 +106,7 @@ class Presenter:
         if title:
             self._titles[chat_id] = title
 
-    async def _title(self, chat_id: int) -> str:
+    async def title(self, chat_id: int) -> str:
         """A group's title: as last seen, else asked of Telegram once (a free read)."""
         title = self._titles.get(chat_id)
         if title is None:
@@ -258,7 +258,7 @@ class Presenter:
         game = live.game
         assert game is not None
         lang = await self._user_lang(user_id)
-        await self._title(live.row.chat_id)
+        await self.title(live.row.chat_id)
         ctx = self._ctx(live)
         screen = r.render_hand(
             game.view(seat),

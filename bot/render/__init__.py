@@ -17,7 +17,14 @@ from .common import (
     esc,
     seconds_until,
 )
-from .end import EndContext, TallyLike, render_cancelled, render_end, render_stats
+from .end import (
+    EndContext,
+    TallyLike,
+    render_cancelled,
+    render_end,
+    render_player_stats,
+    render_stats,
+)
 from .events import event_line, event_lines
 from .hand import render_hand
 from .lobby import (
@@ -101,6 +108,7 @@ __all__ = [
     "render_need_private",
     "render_nudge",
     "render_option",
+    "render_player_stats",
     "render_rules",
     "render_settings",
     "render_start",

@@ -3,7 +3,7 @@ the rematch button, and /stats."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -39,6 +39,8 @@ class TallyLike(Protocol):
     """A player's series in a chat (``bot.store`` ``TallyRow`` fits)."""
 
     @property
+    def chat_id(self) -> int: ...
+    @property
     def name(self) -> str: ...
     @property
     def games(self) -> int: ...
@@ -71,23 +73,52 @@ def _ranked(rows: Sequence[TallyLike]) -> list[TallyLike]:
     return sorted(rows, key=lambda r: (-r.points, r.durak, -r.games, r.name.casefold()))
 
 
+def _figures(lang: Lang, points: int, games: int, durak: int, pogony: int, draws: int) -> str:
+    parts = [
+        tr(lang, "tally.points", n=points),
+        tr(lang, "tally.games", n=games),
+        tr(lang, "tally.durak", n=durak),
+    ]
+    if pogony:
+        parts.append(tr(lang, "tally.pogony", n=pogony))
+    if draws:
+        parts.append(tr(lang, "tally.draws", n=draws))
+    return " · ".join(parts)
+
+
 def tally_lines(rows: Sequence[TallyLike], lang: Lang, limit: int = 20) -> list[str]:
     """One line per player, best first: points, games, times durak (pogony), draws."""
     lines = []
     for i, row in enumerate(_ranked(rows)[:limit]):
         place = _MEDALS[i] if i < len(_MEDALS) else f"{i + 1}."
-        parts = [
-            tr(lang, "tally.points", n=row.points),
-            tr(lang, "tally.games", n=row.games),
-            tr(lang, "tally.durak", n=row.durak),
-        ]
-        if row.pogony:
-            parts.append(tr(lang, "tally.pogony", n=row.pogony))
-        if row.draws:
-            parts.append(tr(lang, "tally.draws", n=row.draws))
+        stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
         name = esc(short_name(row.name))
-        lines.append(tr(lang, "tally.line", place=place, name=name, stats=" · ".join(parts)))
+        lines.append(tr(lang, "tally.line", place=place, name=name, stats=stats))
     return lines
+
+
+def render_player_stats(rows: Sequence[TallyLike], titles: Mapping[int, str], lang: Lang) -> str:
+    """A player's /stats in private: his record in each group (by its title), most
+    recently played first, and his totals."""
+    lines = [tr(lang, "stats.title_mine"), ""]
+    if not rows:
+        return "\n".join([*lines, tr(lang, "stats.mine_empty")])
+    for row in rows:
+        title = titles.get(row.chat_id) or tr(lang, "stats.some_group")
+        stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
+        lines.append(tr(lang, "stats.mine_line", chat=esc(short_name(title, 40)), stats=stats))
+    if len(rows) > 1:
+        total = _figures(
+            lang,
+            sum(r.points for r in rows),
+            sum(r.games for r in rows),
+            sum(r.durak for r in rows),
+            sum(r.pogony for r in rows),
+            sum(r.draws for r in rows),
+        )
+        lines += ["", tr(lang, "stats.mine_total", stats=total)]
+    lines += ["", tr(lang, "stats.footer")]
+    return "\n".join(lines)
 
 
 def _names(players: Sequence[Player], seats: Sequence[int], lang: Lang) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from bot import callbacks as cb
-from bot.i18n import LANGS, Lang
+from bot.i18n import LANGS, Lang, tr
 from bot.render import (
     EndContext,
     LobbyContext,
@@ -25,6 +25,7 @@ from bot.render import (
     render_lang_picker,
     render_lobby,
     render_need_private,
+    render_player_stats,
     render_rules,
     render_start,
     render_stats,
@@ -49,6 +50,7 @@ class Tally:
     pogony: int
     draws: int
     points: int
+    chat_id: int = 0
 
 
 TALLY = [
@@ -215,3 +217,20 @@ def test_commands_and_alerts(lang: Lang) -> None:
     assert alert(lang, "no-such-reason") == alert(lang, "unknown")
     assert callback_problem(lang, "stale") != callback_problem(lang, "malformed")
     assert callback_problem(lang, "garbage") == callback_problem(lang, "malformed")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_player_s_own_stats_name_each_group_and_add_up(lang: Lang) -> None:
+    rows = [
+        Tally("Аня", 1, 1, 0, 0, 0, chat_id=-1),
+        Tally("Аня", 21, 5, 1, 2, 30, chat_id=-2),
+        Tally("Аня", 3, 0, 0, 0, 6, chat_id=-3),
+    ]
+    titles = {-1: "Дача", -2: "Work <b>"}
+    text = render_player_stats(rows, titles, lang)
+    assert_snapshot(f"stats_mine_{lang}", text)
+    assert "Work &lt;b&gt;" in text and "Дача" in text
+    assert tr(lang, "stats.some_group") in text, "a group whose title is unknown"
+    assert tr(lang, "tally.games", n=25) in text, "the totals add up"
+    assert "Аня" not in text, "his own name is not repeated per group"
+    assert render_player_stats([], {}, lang).endswith(tr(lang, "stats.mine_empty"))

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 from fake_telegram import FakeMessage, FakeTelegramServer, Limits
 
 from bot.i18n import tr
+from engine import Rules
 
-from .harness import Table, bot_running, callback_buttons, query, settings_for
+from .harness import (
+    Table,
+    bot_running,
+    callback_buttons,
+    query,
+    set_group_rules,
+    settings_for,
+)
 
 
 def labels(message: FakeMessage) -> list[str]:
@@ -87,3 +96,27 @@ async def test_menus_descriptions_and_a_greeting_in_both_languages(tmp_path: Pat
                 group, lambda m: "/newgame" in m.plain_text, timeout=10
             )
             assert greeting.text == tr("ru", "about.greeting")
+
+
+async def test_private_stats_name_each_group_and_add_up(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(17)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        first = await Table.create(tg, 2)
+        ann, bob = first.users
+        work = await tg.create_group("Work", members=[ann, bob], creator=ann)
+        second = Table(tg, [ann, bob], work)
+        for table in (first, second):
+            await set_group_rules(db, table.group.id, Rules(hand_size=2))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            for table in (first, second):
+                await table.seat_everyone()
+                await table.finish(db, rng)
+            asked = await tg.send_command(ann, tg.private_chat(ann), "stats")
+            reply = await tg.wait_for_message(
+                tg.private_chat(ann), lambda m: m.message_id > asked.message_id, timeout=10
+            )
+        text = reply.plain_text
+        assert "Friends —" in text and "Work —" in text, text
+        assert tr("en", "tally.games", n=2) in text, "the totals of both groups"
+        assert text.count("Ann") == 0
