@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
+import regex  # type: ignore[import-untyped]
+
 from bot.callbacks import MAX_BYTES, Callback, CallbackCodec
 from bot.i18n import Lang, tr
 from engine import Card, Event, Suit
@@ -51,10 +53,20 @@ def esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
+_GRAPHEME: Final = regex.compile(r"\X")
+
+
 def short_name(name: str, limit: int = MAX_NAME) -> str:
-    """``name`` cut to ``limit`` characters (with an ellipsis), blanks collapsed."""
+    """``name`` cut to ``limit`` characters as a reader counts them (grapheme clusters:
+    a flag, an emoji with its modifiers and joiners, a letter with its accents), with an
+    ellipsis, blanks collapsed. A cluster is never split."""
     name = " ".join(name.split()) or "?"
-    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+    if len(name) <= limit:
+        return name
+    clusters = _GRAPHEME.findall(name)
+    if len(clusters) <= limit:
+        return name
+    return "".join(clusters[: limit - 1]).rstrip() + "…"
 
 
 def text_length(text: str) -> int:

@@ -30,7 +30,7 @@ from bot.render import (
     render_start,
     render_stats,
 )
-from bot.render.common import MAX_TEXT, text_length
+from bot.render.common import MAX_TEXT, short_name, text_length
 from bot.render.texts import COMMANDS, ENGINE_REASONS
 from engine import Result, Rules
 
@@ -234,3 +234,25 @@ def test_a_player_s_own_stats_name_each_group_and_add_up(lang: Lang) -> None:
     assert tr(lang, "tally.games", n=25) in text, "the totals add up"
     assert "Аня" not in text, "his own name is not repeated per group"
     assert render_player_stats([], {}, lang).endswith(tr(lang, "stats.mine_empty"))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ann 🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦🇺🇦",  # flags: two code points each
+        "👨‍👩‍👧‍👦" * 20,  # families: people joined by zero-width joiners
+        "Zoe" + "é" * 30,  # e and a combining accent
+        "👍🏽" * 20,  # a thumb with its skin tone
+    ],
+)
+def test_names_are_cut_between_grapheme_clusters(name: str) -> None:
+    import regex
+
+    cut = short_name(name, 8)
+    assert cut.endswith("…")
+    kept = cut[:-1]
+    assert name.startswith(kept)
+    whole = regex.findall(r"\X", name)
+    assert len(regex.findall(r"\X", kept)) <= 7
+    assert kept == "".join(whole[: len(regex.findall(r"\X", kept))]), "no cluster split"
+    assert not kept.endswith("\u200d"), "no dangling joiner"

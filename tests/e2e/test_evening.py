@@ -226,3 +226,24 @@ async def test_settings_keep_the_lobby_open_and_a_new_game_brings_its_hand_size(
 def stored_rules(db: Path, table_id: int) -> str:
     (text,) = query(db, "SELECT rules FROM tables WHERE table_id = ?", table_id)[0]
     return str(text)
+
+
+async def test_a_long_name_with_flags_is_cut_between_whole_characters(tmp_path: Path) -> None:
+    import regex
+
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 1)
+        fan = await tg.create_user("Олександр" + "🇺🇦" * 20, language_code="uk")
+        await tg.add_member(table.group, fan, by=table.users[0])
+        async with bot_running(tg, db):
+            await table.start_bots()
+            await tg.start_bot(fan)
+            lobby = await table.open_lobby()
+            await table.press(fan, lobby, table.lobby_button("j"))
+            await tg.wait_for(lambda: "Олександр" in lobby.plain_text, timeout=10)
+            line = next(x for x in lobby.plain_text.splitlines() if "Олександр" in x)
+            assert "…" in line, "the name is cut"
+            for cluster in regex.findall(r"\X", line):
+                flags = regex.findall(r"\p{Regional_Indicator}", cluster)
+                assert len(flags) in (0, 2), f"half a flag in {line!r}"
