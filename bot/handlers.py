@@ -353,11 +353,16 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         if live is not None:
             presenter.repost(live)
             return
-        known = await _remember(rt, user)
         rules = await _default_rules(rt, chat.id)
         chat_row = await rt.store.get_chat(chat.id) if rt.store else None
         if chat_row is None and rt.store is not None:
             await rt.store.save_chat(ChatRow(chat.id, lang, None, thread))
+        if _anonymous_admin(message, chat.id):
+            # posted as the group: nobody to seat; the admins run the lobby
+            live = await rt.tables.create(chat.id, thread, None, rules)
+            await presenter.redraw(live, [])
+            return
+        known = await _remember(rt, user)
         creator = Seat.human(user.id, known.name)
         live = await rt.tables.create(chat.id, thread, creator, rules)
         if not known.can_message:
@@ -431,16 +436,25 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     if found is None:
         return
     message, user, lang, live = found
-    if not await _may_manage(context, live, user.id):
+    anonymous = _anonymous_admin(message, live.row.chat_id)
+    if not anonymous and not await _may_manage(context, live, user.id):
         await message.reply_text(say(lang, "not_allowed"))
         return
     async with live.lock:
+        lobby = live.row.status == TableStatus.LOBBY
         try:
             await rt.tables.cancel(live)
         except Refused as exc:
             await message.reply_text(say(lang, exc.reason, **exc.params))
             return
-    await _presenter(context).cancelled(live, _name(user))
+    by = None if anonymous else _name(user)
+    await _presenter(context).cancelled(live, by, lobby=lobby)
+
+
+def _anonymous_admin(message: Message, chat_id: int) -> bool:
+    """A command sent by an admin who posts as the group itself (GroupAnonymousBot): only
+    admins can, so he is one; who he is stays hidden."""
+    return message.sender_chat is not None and message.sender_chat.id == chat_id
 
 
 async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

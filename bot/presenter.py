@@ -434,11 +434,12 @@ class Presenter:
         else:
             await self._draw_lobby(live, lang, fresh=True)
 
-    async def cancelled(self, live: Live, by: str | None) -> None:
+    async def cancelled(self, live: Live, by: str | None, *, lobby: bool = False) -> None:
         """The lobby or game was cancelled: say so in the group and in every hand, whose
         buttons go away."""
         lang = await self._group_lang(live)
-        self._show_group(live, r.Screen(r.render_cancelled(lang, by)), lang, priority=Priority.OWN)
+        text = r.render_cancelled(lang, by, lobby=lobby)
+        self._show_group(live, r.Screen(text), lang, priority=Priority.OWN)
         await self.close_hands(live, by)
         self._disarm(live)
         self._let_go(live)

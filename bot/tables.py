@@ -145,15 +145,16 @@ class TableService:
     # ------------------------------------------------------------------ lobby
 
     async def create(
-        self, chat_id: int, thread_id: int | None, creator: Seat, rules: Rules
+        self, chat_id: int, thread_id: int | None, creator: Seat | None, rules: Rules
     ) -> Live:
-        """Open a lobby with its creator seated."""
+        """Open a lobby with its creator seated (None: an anonymous admin opened it; nobody
+        is seated and the group's admins run it)."""
         row = await self._store.create_table(
             chat_id,
             rules=rules.model_dump_json(),
             thread_id=thread_id,
-            creator_id=creator.user_id,
-            seats=(creator,),
+            creator_id=creator.user_id if creator is not None else None,
+            seats=(creator,) if creator is not None else (),
         )
         live = self._adopt(row)
         log.info("table %s chat %s: lobby opened", row.table_id, chat_id)

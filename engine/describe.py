@@ -18,7 +18,7 @@ GAMES: dict[str, tuple[str, str]] = {
     "perevodnoy": ("Perevodnoy", "Transfer durak: the defender may pass the attack on."),
     "prostoy": ("Prostoy", "Simple durak: no throw-ins; cover everything or take it all."),
     "prostoy5": (
-        "Prostoy (five cards)",
+        "Five-card durak",
         "Five cards, attacks of 1, 3 or 5 cards in sets, and partial defence.",
     ),
 }

@@ -162,11 +162,13 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
     return Screen(text, keyboard)
 
 
-def render_cancelled(lang: Lang, by: str | None = None) -> str:
-    """The group message when a game or lobby is cancelled (``by`` a raw name, if known)."""
+def render_cancelled(lang: Lang, by: str | None = None, *, lobby: bool = False) -> str:
+    """The group message when a game, or a ``lobby`` before any game, is cancelled
+    (``by`` a raw name, if known)."""
+    key = "end.lobby_cancelled" if lobby else "end.cancelled"
     if by:
-        return tr(lang, "end.cancelled_by", name=esc(short_name(by)))
-    return tr(lang, "end.cancelled")
+        return tr(lang, f"{key}_by", name=esc(short_name(by)))
+    return tr(lang, key)
 
 
 def render_stats(rows: Sequence[TallyLike], lang: Lang, chat_title: str = "") -> str:

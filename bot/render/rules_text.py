@@ -62,6 +62,7 @@ def render_rules(rules: Rules, lang: Lang) -> str:
         f"🎲 <b>{game_title(rules, lang)}</b>",
         tr(lang, f"rules.game_desc.{rules.game}"),
     ]
+    marked = False
     for group in GROUPS:
         specs = [s for s in options() if s.group == group and is_relevant(rules, s)]
         if not specs:
@@ -77,6 +78,8 @@ def render_rules(rules: Rules, lang: Lang) -> str:
             )
             if value != spec.default:
                 line = tr(lang, "rules.changed_mark", line=line)
+                marked = True
             lines.append(line)
-    lines += ["", tr(lang, "rules.footer")]
+    # the footer explains the mark only where the text shows it
+    lines += ["", tr(lang, "rules.footer_marked" if marked else "rules.footer")]
     return "\n".join(lines)

@@ -120,3 +120,49 @@ async def test_private_stats_name_each_group_and_add_up(tmp_path: Path) -> None:
         assert "Friends —" in text and "Work —" in text, text
         assert tr("en", "tally.games", n=2) in text, "the totals of both groups"
         assert text.count("Ann") == 0
+
+
+async def test_an_anonymous_admin_opens_and_cancels_a_lobby_seating_nobody(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        ann, bob = table.users  # Ann made the group: an admin, who posts as the group
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.start_bots()
+            asked = await tg.send_command(ann, table.group, "newgame", anonymous=True)
+            lobby = await tg.wait_for_message(
+                table.group,
+                lambda m: m.message_id > asked.message_id and bool(callback_buttons(m)),
+                timeout=10,
+            )
+            assert "Group" not in lobby.plain_text
+            assert tr("en", "lobby.players", n=0, max=6) in lobby.plain_text
+            table.lobby = lobby
+            await table.press(bob, lobby, table.lobby_button("j"))
+            await tg.wait_for(lambda: "Bob" in lobby.plain_text, timeout=10)
+            await tg.send_command(ann, table.group, "cancel", anonymous=True)
+            await tg.wait_for(
+                lambda: lobby.plain_text == tr("en", "end.lobby_cancelled"),
+                timeout=10,
+                what="a cancelled lobby says so, naming nobody",
+            )
+
+
+async def test_group_help_lists_leave_and_a_cancelled_lobby_says_so(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="ru")):
+            await table.start_bots()
+            help_text = (await table.command(1, "help")).plain_text
+            assert "/leave" in help_text
+            lobby = await table.open_lobby()
+            await tg.send_command(table.users[0], table.group, "cancel")
+            await tg.wait_for(
+                lambda: lobby.plain_text == tr("en", "end.lobby_cancelled_by", name="Ann"),
+                timeout=10,
+            )
+            rules = (await table.command(0, "rules")).plain_text
+            assert "✳️" not in rules and "differs" not in rules, "no mark, no explanation"

@@ -12,7 +12,7 @@ from pathlib import Path
 from fake_telegram import FakeTelegramServer, FakeUser, Faults, Limits
 
 from bot.config import Settings
-from engine import Rules
+from engine import Game, Rules
 
 from .harness import (
     Data,
@@ -38,6 +38,14 @@ async def press_a_move(table: Table, db: Path, rng: random.Random) -> tuple[int,
     assert after.game is not None
     waiting = after.game.waiting_on() or after.game.to_act()
     return version, table.users[waiting[0]]
+
+
+def defending(game: Game | None) -> bool:
+    """Whether the game waits on a defender to cover (or take)."""
+    if game is None:
+        return False
+    view = game.public_view()
+    return view.phase == "bout" and view.defender in view.waiting_on
 
 
 async def test_a_429_in_the_group_does_not_hold_up_the_private_hands(tmp_path: Path) -> None:
@@ -90,7 +98,10 @@ async def test_a_timed_out_edit_is_tried_again_and_the_latest_state_arrives(
             await table.wait_latest(db)
             for applied, seed in ((0.0, 0), (1.0, 3)):
                 # every edit times out (carried out or not): only a retry brings the state
-                await press_a_move(table, db, rng)  # a lead: the defender may take now
+                # moves until a card is led against the defender, who may take now
+                await press_a_move(table, db, rng)
+                while not defending(stored(db, table.table_id).game):
+                    await press_a_move(table, db, rng)
                 await table.wait_latest(db)
                 st = stored(db, table.table_id)
                 assert st.game is not None

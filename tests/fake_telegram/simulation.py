@@ -24,6 +24,9 @@ from .models import (
 )
 from .world import ChatRef, UserRef, World
 
+ANONYMOUS_ADMIN_ID = 1087968824
+"""GroupAnonymousBot's user id, the same on every Telegram account."""
+
 _MENTION_RE = re.compile(r"(?:(?<=\W)|^)@[A-Za-z0-9_]{3,32}")
 _START_LINK_RE = re.compile(
     r"^(?:https?://)?(?:t\.me|telegram\.me)/(?P<bot>[A-Za-z0-9_]+)\?start=(?P<payload>[^&#\s]*)$"
@@ -273,10 +276,19 @@ class Simulation:
         *,
         thread_id: int | None = None,
         reply_to: FakeMessage | int | None = None,
+        anonymous: bool = False,
     ) -> FakeMessage:
-        """The user writes ``text`` (commands get bot_command entities) in a chat or topic."""
+        """The user writes ``text`` (commands get bot_command entities) in a chat or topic.
+
+        ``anonymous``: an admin who posts as the group itself: the message comes from
+        GroupAnonymousBot with the group as ``sender_chat``, as Telegram sends it."""
         person = self.world.user(user)
         place = self.world.chat(chat)
+        extra: dict[str, Any] = {}
+        if anonymous:
+            if place.type == PRIVATE or place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+                raise ValueError(f"only an admin of chat {place.id} can post as the group")
+            extra["sender_chat"] = place.to_api()
         if not text.strip():
             raise ValueError("a user cannot send an empty message")
         if place.type == PRIVATE:
@@ -308,14 +320,31 @@ class Simulation:
         entities.sort(key=lambda e: e["offset"])
         message = self.world.add_message(
             place,
-            person,
+            self._anonymous_bot() if anonymous else person,
             text=text,
             entities=entities,
             thread_id=thread_id,
             reply_to=target.message_id if target else None,
+            extra=extra,
         )
         self._deliver(message, addressed=self._addressed(text, target))
         return message
+
+    def _anonymous_bot(self) -> FakeUser:
+        """GroupAnonymousBot, the sender Telegram shows for an anonymous admin's posts."""
+        found = self.world.users.get(ANONYMOUS_ADMIN_ID)
+        if found is None:
+            found = self.world.add_user(
+                FakeUser(
+                    id=ANONYMOUS_ADMIN_ID,
+                    first_name="Group",
+                    username="GroupAnonymousBot",
+                    is_bot=True,
+                    language_code=None,
+                    started=True,
+                )
+            )
+        return found
 
     async def send_command(
         self,
@@ -326,14 +355,16 @@ class Simulation:
         *,
         thread_id: int | None = None,
         mention: bool = False,
+        anonymous: bool = False,
     ) -> FakeMessage:
-        """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``)."""
+        """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``;
+        ``anonymous``: an admin posting as the group)."""
         text = "/" + command.lstrip("/")
         if mention:
             text += f"@{self.world.bot.username}"
         if args:
             text += f" {args}"
-        return await self.send_text(user, chat, text, thread_id=thread_id)
+        return await self.send_text(user, chat, text, thread_id=thread_id, anonymous=anonymous)
 
     async def open_link(self, user: UserRef, url: str) -> FakeMessage:
         """The user follows a ``t.me/<bot>?start=<payload>`` link (sends /start payload)."""
