@@ -1,67 +1,23 @@
-"""Builds the PTB Application: settings, store, table service, publisher, handlers, clocks."""
+"""Builds the PTB Application: settings, pacing, the runtime the handlers share, handlers."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
-from dataclasses import dataclass, field
 
-from telegram.ext import Application, ApplicationBuilder, ContextTypes
+from telegram.ext import Application, ApplicationBuilder
 
 from bot import callbacks as cb
+from bot import handlers
 from bot.config import Settings
 from bot.ordering import TableOrder
 from bot.pacing import Pacer, Pacing
 from bot.request import AiohttpRequest
-from bot.sender import Publisher
-from bot.store import Store
-from bot.tables import TableService
+from bot.runtime import Runtime
 
-__all__ = ["Runtime", "build_application", "runtime"]
+__all__ = ["build_application"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(slots=True)
-class Runtime:
-    """Everything the handlers share, built at start-up (never at import time)."""
-
-    settings: Settings
-    codec: cb.CallbackCodec
-    order: TableOrder
-    store: Store | None = None
-    service: TableService | None = None
-    publisher: Publisher | None = None
-    bot_username: str = ""
-    extras: dict[str, object] = field(default_factory=dict)
-    user_locks: tuple[asyncio.Lock, ...] = field(
-        default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
-    )
-    """Striped locks serializing each user's read-modify-write of his stored row."""
-
-    def user_lock(self, user_id: int) -> asyncio.Lock:
-        """The lock guarding one user's stored row (shared with a few other users)."""
-        return self.user_locks[user_id % len(self.user_locks)]
-
-    @property
-    def tables(self) -> TableService:
-        """The table service (after start-up)."""
-        assert self.service is not None, "the bot has not started"
-        return self.service
-
-    @property
-    def out(self) -> Publisher:
-        """The publisher (after start-up)."""
-        assert self.publisher is not None, "the bot has not started"
-        return self.publisher
-
-
-def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
-    """The runtime stored in the application's bot_data."""
-    found = context.application.bot_data["runtime"]
-    assert isinstance(found, Runtime)
-    return found
 
 
 def _codec_key(settings: Settings) -> bytes:
@@ -80,8 +36,6 @@ def build_application(
     ``builder`` lets tests start from a builder already pointed at a test server, and
     ``pacing`` replace the settings' figures (a test server's scaled ones).
     """
-    from bot import handlers
-
     order = TableOrder()
     rt = Runtime(settings=settings, codec=cb.CallbackCodec(_codec_key(settings)), order=order)
     if builder is None:

@@ -29,7 +29,7 @@ from engine import Card
 from engine.actions import Event
 
 if TYPE_CHECKING:
-    from bot.app import Runtime
+    from bot.runtime import Runtime
 
 __all__ = ["AI_LEVELS", "Presenter"]
 

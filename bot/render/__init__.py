@@ -37,6 +37,7 @@ from .lobby import (
     with_seats,
 )
 from .markup import reply_markup, to_markup
+from .pages import render_option, render_settings
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
     SettingError,
@@ -44,8 +45,6 @@ from .settings import (
     offers,
     option_by_token,
     options,
-    render_option,
-    render_settings,
     valid_values,
 )
 from .table import render_table

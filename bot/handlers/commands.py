@@ -1,0 +1,193 @@
+"""Commands that show or choose something: /stats, /rules, /help, /lang (and its picker),
+/start, and group commands sent in private.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import (
+    CallbackQuery,
+    Update,
+)
+from telegram.constants import ChatType
+from telegram.ext import (
+    ContextTypes,
+)
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.handlers.common import (
+    answer,
+    as_markup,
+    chat_lang,
+    default_rules,
+    is_admin,
+    lang_here,
+    presenter_of,
+    remember,
+    say,
+    user_lang,
+)
+from bot.i18n import pick_lang, tr
+from bot.runtime import Runtime, runtime
+from bot.sender import Content
+from bot.store import ChatRow, Seat, TableStatus
+from bot.tables import Refused
+
+log = logging.getLogger(__name__)
+
+
+async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The group's series: games, times durak, pogony, draws, points."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or rt.store is None:
+        return
+    if chat.type == ChatType.PRIVATE:
+        lang = await user_lang(rt, update.effective_user)
+        rows = await rt.store.player_tallies(chat.id)
+        presenter = presenter_of(context)
+        titles = {row.chat_id: await presenter.title(row.chat_id) for row in rows}
+        await message.reply_html(r.render_player_stats(rows, titles, lang))
+        return
+    lang = await chat_lang(rt, chat.id, update.effective_user)
+    rows = await rt.store.chat_stats(chat.id)
+    await message.reply_html(r.render_stats(rows, lang, chat.title or ""))
+
+
+async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The rules of the open table (or the group's default) in words."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    if chat.type == ChatType.PRIVATE:
+        lang = await user_lang(rt, update.effective_user)
+        await message.reply_html(r.render_rules(rt.settings.default_rules, lang))
+        return
+    lang = await chat_lang(rt, chat.id, update.effective_user)
+    thread = message.message_thread_id if message.is_topic_message else None
+    live = await rt.tables.open_table(chat.id, thread)
+    rules = live.rules if live is not None else await default_rules(rt, chat.id)
+    await message.reply_html(r.render_rules(rules, lang))
+
+
+async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """How to play with the bot."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    private = chat.type == ChatType.PRIVATE
+    lang = await lang_here(rt, update, chat)
+    await message.reply_html(r.render_help(lang, "private" if private else "group"))
+
+
+async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Choose the language (of the group, or of the user in private)."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    lang = await lang_here(rt, update, chat)
+    if chat.type != ChatType.PRIVATE and not await may_set_group_lang(context, chat.id, update):
+        await message.reply_text(tr(lang, "lang.not_allowed"))
+        return
+    text, markup = as_markup(r.render_lang_picker(lang, rt.codec))
+    await message.reply_html(text, reply_markup=markup)
+
+
+async def may_set_group_lang(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, update: Update
+) -> bool:
+    """A group's language is chosen by an admin (anonymous ones too), the bot's
+    operators, or the creator of the table open there."""
+    rt = runtime(context)
+    user = update.effective_user
+    message = update.effective_message
+    if message is not None and message.sender_chat is not None:
+        return message.sender_chat.id == chat_id  # an anonymous admin of this group
+    if user is None:
+        return False
+    if user.id in rt.settings.admin_ids:
+        return True
+    assert rt.store is not None
+    if any(row.creator_id == user.id for row in await rt.store.chat_tables(chat_id)):
+        return True
+    return await is_admin(context, chat_id, user.id)
+
+
+async def set_lang(
+    context: ContextTypes.DEFAULT_TYPE, rt: Runtime, update: Update, query: CallbackQuery, lang: str
+) -> None:
+    assert rt.store is not None
+    message = query.message
+    chat_id = message.chat.id if message is not None else query.from_user.id
+    if chat_id > 0:
+        await remember(rt, query.from_user, language=lang)
+    else:
+        if not await may_set_group_lang(context, chat_id, update):
+            here = await chat_lang(rt, chat_id, query.from_user)
+            await answer(query, tr(here, "lang.not_allowed"))
+            return
+        row = await rt.store.get_chat(chat_id)
+        await rt.store.save_chat(
+            ChatRow(
+                chat_id, lang, row.default_rules if row else None, row.thread_id if row else None
+            )
+        )
+    chosen = pick_lang(lang)
+    await answer(query, tr(chosen, "lang.set", name=tr(chosen, f"lang.name.{chosen}")))
+    if message is not None:
+        # the picker now marks the language chosen, and speaks it
+        key = ("lang", chat_id, message.message_id)
+        screen = r.render_lang_picker(chosen, rt.codec)
+        rt.out.show(key, chat_id, Content.of(screen), message_id=message.message_id)
+        rt.out.retire(key)
+
+
+async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Group commands sent in private: say where they belong."""
+    rt = runtime(context)
+    if update.effective_message is not None:
+        lang = await user_lang(rt, update.effective_user)
+        await update.effective_message.reply_text(say(lang, "group_only"))
+
+
+async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /start: remember that we may write; with a join payload, seat the user."""
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    known = await remember(rt, user, started=True)
+    lang = await user_lang(rt, user)
+    if context.args:
+        try:
+            table_id = rt.codec.parse_join_payload(context.args[0])
+        except cb.BadCallback:
+            table_id = None
+        if table_id is not None:
+            live = await rt.tables.get(table_id)
+            if live is not None and live.seat_of(user.id) is not None:
+                if live.row.status == TableStatus.PLAYING:
+                    presenter_of(context).back(live, user.id)  # back from a blocked chat
+                else:
+                    await message.reply_text(say(lang, "already_seated"))
+                return
+            if live is not None:
+                async with live.lock:
+                    try:
+                        await rt.tables.join(live, Seat.human(user.id, known.name))
+                    except Refused as exc:
+                        await message.reply_text(say(lang, exc.reason, **exc.params))
+                        if exc.reason != "already_seated":
+                            return
+                await presenter_of(context).redraw(live, [])
+                await message.reply_text(say(lang, "joined"))
+                return
+    for live in rt.tables.playing_at(user.id):
+        presenter_of(context).back(live, user.id)  # his cards, if a game waited for him
+    text, markup = as_markup(r.render_start(lang, rt.bot_username))
+    await message.reply_html(text, reply_markup=markup)

@@ -1,0 +1,230 @@
+"""What every handler shares: what a refusal says, who may manage a table, answering
+a press, the languages of users and groups.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import (
+    ContextTypes,
+)
+
+from bot import render as r
+from bot import tgerrors
+from bot.i18n import Lang, pick_lang, tr
+from bot.presenter import Presenter
+from bot.runtime import Runtime, runtime
+from bot.store import UserRow
+from bot.tables import Live, Refused
+from engine import Rules
+
+log = logging.getLogger(__name__)
+
+
+ANSWER_TIMEOUT = 2.0
+"""Seconds to wait for Telegram's answer to a callback answer before trying again."""
+
+
+# What each refusal or notice says: the catalog key, by the service's reason code.
+SAYINGS: dict[str, str] = {
+    "outdated": "cb.stale",
+    "not_allowed": "lobby.alert.only_creator",
+    "joined": "lobby.alert.joined",
+    "left": "lobby.alert.left",
+    "already_seated": "lobby.alert.already_seated",
+    "not_seated": "lobby.alert.not_seated",
+    "table_full": "lobby.alert.full",
+    "game_running": "lobby.alert.game_running",
+    "table_open": "lobby.alert.table_open",
+    "rematch_old": "lobby.alert.rematch_old",
+    "too_few_players": "lobby.alert.cant_start",
+    "rules_do_not_fit": "lobby.alert.cant_start",
+    "open_private": "lobby.alert.need_private",
+    "no_game": "err.no_game",
+    "no_table": "err.no_lobby",
+    "group_only": "err.group_only",
+    "gone": "cb.no_table",
+    "table_gone": "cb.no_table",
+    "not_yours": "cb.not_your_game",
+    "not_your_seat": "cb.not_your_game",
+    "malformed": "cb.malformed",
+    "expired": "lobby.alert.expired",
+}
+
+
+READ_THIS = frozenset({"too_few_players", "rules_do_not_fit"})
+"""Refusals shown as an alert the player must dismiss: why the game cannot start."""
+
+
+def say(lang: Lang, reason: str, **params: object) -> str:
+    """What to tell a user for a reason code: an engine refusal (``illegal.<code>``), a
+    service refusal, or a notice."""
+    if reason.startswith("illegal."):
+        return r.alert(lang, reason.removeprefix("illegal."))
+    key = SAYINGS.get(reason)
+    if key is None:
+        return tr(lang, "err.generic")
+    if key == "lobby.alert.cant_start":
+        params.setdefault("problem", params.pop("detail", ""))
+    if key == "lobby.alert.full":
+        params.setdefault("max", 6)
+    try:
+        return tr(lang, key, **params)
+    except (KeyError, IndexError, ValueError):
+        return tr(lang, "err.generic")
+
+
+def refusal_text(lang: Lang, exc: Refused) -> str:
+    return say(lang, exc.reason, **exc.params)
+
+
+def presenter_of(context: ContextTypes.DEFAULT_TYPE) -> Presenter:
+    found = runtime(context).extras["presenter"]
+    assert isinstance(found, Presenter)
+    return found
+
+
+def display_name(user: User) -> str:
+    return user.full_name or user.username or str(user.id)
+
+
+async def remember(
+    rt: Runtime, user: User, *, started: bool | None = None, language: str | None = None
+) -> UserRow:
+    """Save the user's name (and whether we may write to him, and his /lang choice); his
+    stored row. One user's updates in different chats run concurrently, so the read and
+    the write happen under his lock: a /start is never undone by a group command."""
+    assert rt.store is not None
+    async with rt.user_lock(user.id):
+        known = await rt.store.get_user(user.id)
+        can = started if started is not None else (known.can_message if known else False)
+        # his /lang choice if he made one, else the language of his Telegram app
+        if language is None and known is not None and known.language:
+            language = known.language
+        if language is None and user.language_code:
+            language = pick_lang(user.language_code)
+        row = UserRow(user.id, display_name(user), language, can)
+        if known != row:
+            await rt.store.save_user(row)
+        return row
+
+
+async def user_lang(rt: Runtime, user: User | None) -> Lang:
+    """The language to speak to a user: his /lang choice, else his Telegram language."""
+    if user is None:
+        return pick_lang(None, rt.settings.default_language)
+    assert rt.store is not None
+    known = await rt.store.get_user(user.id)
+    return pick_lang(user.language_code, known.language if known else None)
+
+
+async def chat_lang(rt: Runtime, chat_id: int, user: User | None = None) -> Lang:
+    """The language of a group: its /lang choice, else the language of whoever asks."""
+    assert rt.store is not None
+    row = await rt.store.get_chat(chat_id)
+    code = user.language_code if user is not None else rt.settings.default_language
+    return pick_lang(code, row.language if row else None)
+
+
+async def lang_here(rt: Runtime, update: Update, chat: Chat) -> Lang:
+    """The language to answer in: the user's in private, else the group's."""
+    if chat.type == ChatType.PRIVATE:
+        return await user_lang(rt, update.effective_user)
+    return await chat_lang(rt, chat.id, update.effective_user)
+
+
+async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def may_manage(context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int) -> bool:
+    """The lobby's creator or a group admin may change settings, start and cancel."""
+    if live.row.creator_id == user_id or user_id in runtime(context).settings.admin_ids:
+        return True
+    return await is_admin(context, live.row.chat_id, user_id)
+
+
+def anonymous_admin(message: Message, chat_id: int) -> bool:
+    """A command sent by an admin who posts as the group itself (GroupAnonymousBot): only
+    admins can, so he is one; who he is stays hidden."""
+    return message.sender_chat is not None and message.sender_chat.id == chat_id
+
+
+async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool = False) -> None:
+    """Answer a press (free of any limit). A network failure is tried again twice: the
+    spinner on the player's button stops only with an answer."""
+    for attempt in range(3):
+        try:
+            await query.answer(text, show_alert=alert, read_timeout=ANSWER_TIMEOUT)
+            return
+        except TelegramError as exc:
+            if not tgerrors.is_transient(exc) or attempt == 2:
+                # too old, or answered already (maybe by a try that timed out)
+                log.debug("callback answer refused: %s", exc)
+                return
+            await asyncio.sleep(0.2 * (attempt + 1))
+
+
+def answer_soon(context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery) -> None:
+    """Answer a press without making the redraw that follows wait for it."""
+    context.application.create_task(answer(query), name="answer")
+
+
+def is_stray(rt: Runtime, query: CallbackQuery, shown: int | None) -> bool:
+    """Whether the press came from a copy that is not the message the bot keeps current
+    (a send that timed out and arrived anyway, an old copy): its buttons are taken off."""
+    message = query.message
+    if message is None or shown is None or message.message_id == shown:
+        return False
+    rt.out.strip(message.chat.id, message.message_id)
+    return True
+
+
+def as_markup(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:
+    return screen.text, r.to_markup(screen.keyboard)
+
+
+async def default_rules(rt: Runtime, chat_id: int) -> Rules:
+    """The group's last used rules, else the operator's default rules."""
+    assert rt.store is not None
+    row = await rt.store.get_chat(chat_id)
+    if row is not None and row.default_rules:
+        try:
+            return Rules.model_validate_json(row.default_rules)
+        except ValueError:
+            log.warning("chat %s: stored default rules unreadable", chat_id)
+    return rt.settings.default_rules
+
+
+async def group_table(
+    update: Update, context: ContextTypes.DEFAULT_TYPE
+) -> tuple[Message, User, Lang, Live] | None:
+    """For a group command about the open table: the message, its sender, the group's
+    language and the table of this chat or topic (None, after saying so, if there is none)."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return None
+    thread = message.message_thread_id if message.is_topic_message else None
+    lang = await chat_lang(rt, chat.id, user)
+    live = await rt.tables.open_table(chat.id, thread)
+    if live is None:
+        await message.reply_text(say(lang, "no_table"))
+        return None
+    return message, user, lang, live

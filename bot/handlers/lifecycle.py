@@ -1,0 +1,139 @@
+"""Start-up and shut-down: the store opened, running games redrawn and their clocks set,
+the command menus, the daily purge of lobbies nobody started; updates of one table in order.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from telegram import (
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    ContextTypes,
+)
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.handlers.common import (
+    chat_lang,
+)
+from bot.i18n import RUSSIAN_SPOKEN, pick_lang, tr
+from bot.ordering import default_key
+from bot.pacing import Pacer
+from bot.presenter import Presenter
+from bot.runtime import Runtime, runtime
+from bot.sender import Publisher
+from bot.store import SqliteStore
+from bot.tables import TableService
+
+log = logging.getLogger(__name__)
+
+
+def order_key(rt: Runtime, update: object) -> object:
+    """Updates of one table run in order: a button names its table; anything else is keyed
+    by its chat."""
+    if isinstance(update, Update) and update.callback_query is not None:
+        try:
+            decoded = rt.codec.decode(update.callback_query.data)
+        except cb.BadCallback:
+            return None
+        table = getattr(decoded, "table", None)
+        if isinstance(table, int):
+            return ("table", table)
+    return default_key(update)
+
+
+async def post_init(app: Application) -> None:  # type: ignore[type-arg]
+    """Open the store, load running games, redraw them and set their clocks again."""
+    rt: Runtime = app.bot_data["runtime"]
+    rt.store = await SqliteStore.open(rt.settings.db_path)
+    me = await app.bot.get_me()
+    rt.bot_username = me.username or ""
+    presenter = Presenter(rt, app)
+    rt.extras["presenter"] = presenter
+    rt.publisher = Publisher(
+        app.bot,
+        timeout=rt.settings.api_timeout,
+        on_blocked=presenter.on_blocked,
+        on_migrated=presenter.on_migrated,
+    )
+    rt.service = TableService(rt.store)
+    await set_commands(app)
+    pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
+    for live in await rt.service.load_running():
+        if pacer is not None:
+            # the process before may have spent these chats' bursts just now
+            for chat in (live.row.chat_id, *(s.user_id for s in live.row.seats if s.user_id)):
+                pacer.assume_spent(chat)
+        presenter.adopt_messages(live)
+        await presenter.redraw(live, [])
+        log.info("table %s: game resumed", live.table_id)
+    if app.job_queue is not None:
+        app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
+
+
+async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Remove lobbies nobody started within a day; their messages say they expired."""
+    rt = runtime(context)
+    assert rt.store is not None
+    for row in await rt.store.purge_stale_lobbies():
+        rt.tables.forget(row.table_id)
+        if row.group_message_id is None:
+            continue
+        lang = await chat_lang(rt, row.chat_id)
+        try:
+            await context.bot.edit_message_text(
+                tr(lang, "lobby.alert.expired"),
+                chat_id=row.chat_id,
+                message_id=row.group_message_id,
+            )
+        except TelegramError as exc:
+            log.info(
+                "table %s chat %s: expired lobby not edited: %s", row.table_id, row.chat_id, exc
+            )
+        log.info("table %s chat %s: lobby expired", row.table_id, row.chat_id)
+
+
+async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
+    """Deliver what is pending while the connection to Telegram is still open."""
+    rt: Runtime = app.bot_data["runtime"]
+    if rt.publisher is not None:
+        await rt.publisher.close()
+
+
+async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    """Close the store."""
+    rt: Runtime = app.bot_data["runtime"]
+    if rt.store is not None:
+        await rt.store.close()
+
+
+MENU_LANGUAGES: Final = (None, *sorted(RUSSIAN_SPOKEN), "en")
+"""The language codes the command menus and descriptions are set for: the default (None,
+English), every language answered in Russian (uk, be, kk...), and English itself."""
+
+
+async def set_commands(app: Application) -> None:  # type: ignore[type-arg]
+    """The command menus of both scopes and the bot's descriptions, per language."""
+    for code in MENU_LANGUAGES:
+        lang = pick_lang(code)
+        for scope, telegram_scope in (
+            ("group", BotCommandScopeAllGroupChats()),
+            ("private", BotCommandScopeAllPrivateChats()),
+        ):
+            commands = r.bot_commands(lang, scope)  # type: ignore[arg-type]
+            try:
+                await app.bot.set_my_commands(commands, scope=telegram_scope, language_code=code)
+            except TelegramError as exc:
+                log.warning("could not set the %s %s commands: %s", code, scope, exc)
+        try:
+            await app.bot.set_my_description(tr(lang, "about.description"), language_code=code)
+            await app.bot.set_my_short_description(tr(lang, "about.short"), language_code=code)
+        except TelegramError as exc:
+            log.warning("could not set the %s descriptions: %s", code, exc)

@@ -1,0 +1,58 @@
+"""What the handlers share at run time, built at start-up (never at import time)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from telegram.ext import ContextTypes
+
+from bot import callbacks as cb
+from bot.config import Settings
+from bot.ordering import TableOrder
+from bot.sender import Publisher
+from bot.store import Store
+from bot.tables import TableService
+
+__all__ = ["Runtime", "runtime"]
+
+
+@dataclass(slots=True)
+class Runtime:
+    """Everything the handlers share, built at start-up (never at import time)."""
+
+    settings: Settings
+    codec: cb.CallbackCodec
+    order: TableOrder
+    store: Store | None = None
+    service: TableService | None = None
+    publisher: Publisher | None = None
+    bot_username: str = ""
+    extras: dict[str, object] = field(default_factory=dict)
+    user_locks: tuple[asyncio.Lock, ...] = field(
+        default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
+    )
+    """Striped locks serializing each user's read-modify-write of his stored row."""
+
+    def user_lock(self, user_id: int) -> asyncio.Lock:
+        """The lock guarding one user's stored row (shared with a few other users)."""
+        return self.user_locks[user_id % len(self.user_locks)]
+
+    @property
+    def tables(self) -> TableService:
+        """The table service (after start-up)."""
+        assert self.service is not None, "the bot has not started"
+        return self.service
+
+    @property
+    def out(self) -> Publisher:
+        """The publisher (after start-up)."""
+        assert self.publisher is not None, "the bot has not started"
+        return self.publisher
+
+
+def runtime(context: ContextTypes.DEFAULT_TYPE) -> Runtime:
+    """The runtime stored in the application's bot_data."""
+    found = context.application.bot_data["runtime"]
+    assert isinstance(found, Runtime)
+    return found
