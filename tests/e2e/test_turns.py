@@ -202,3 +202,46 @@ async def test_the_hand_marks_what_can_go_and_one_tap_leads_a_card(tmp_path: Pat
                 else:
                     await table.move(db, rng)
             assert leads >= 1
+
+
+async def test_a_named_wild_six_shows_in_the_group_and_every_hand(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rules = Rules(hand_size=6, modifiers=("full", "wild_sixes"), deck_size=54)
+    for seed in range(1, 8):
+        rng = random.Random(seed)
+        async with FakeTelegramServer(limits=Limits.fast()) as tg:
+            table = await Table.create(tg, 2)
+            await set_group_rules(db, table.group.id, rules)
+            async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+                await table.seat_everyone()
+                seen_colour = seen_named = False
+                for _ in range(60):
+                    st = stored(db, table.table_id)
+                    if st.status != "playing" or st.game is None:
+                        break
+                    await tg.settle(quiet=0.1)  # a choice may be open: no wait_latest
+                    labels = [
+                        b.text
+                        for u in table.users
+                        for row in table.hand(u).buttons
+                        for b in row  # type: ignore[union-attr]
+                    ]
+                    assert any("\ufe0f" in t for t in labels), "suits in colour"
+                    assert not any("★" in t for t in labels), "jokers as jokers"
+                    seen_colour = True
+                    declared = dict(st.game.public_view().declared)
+                    if declared:
+                        card, suit = next(iter(declared.items()))
+                        named = f"{card.rank.label}{card.suit.symbol}\ufe0f→{suit.symbol}\ufe0f"
+                        group = tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+                        assert named in group.plain_text, group.plain_text
+                        for user in table.users:
+                            assert named in table.hand(user).plain_text  # type: ignore[union-attr]
+                        seen_named = True
+                        break
+                    await table.move(db, rng)
+                assert seen_colour
+            if seen_named:
+                return
+        db.unlink()
+    raise AssertionError("no wild six was named in seven games")
