@@ -207,7 +207,7 @@ class Table:
         await self.tg.send_command(self.users[by], self.group, "newgame", thread_id=self.thread_id)
         self.lobby = await self.tg.wait_for_message(
             self.group,
-            lambda m: any("j." in d for d in callback_buttons(m)),
+            lambda m: any(kind_of(d) == "j" for d in callback_buttons(m)),
             thread_id=self.thread_id,
             timeout=10,
         )
