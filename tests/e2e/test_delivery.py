@@ -62,24 +62,24 @@ async def test_a_429_in_the_group_does_not_hold_up_the_private_hands(tmp_path: P
             await table.wait_latest(db)
             await other.wait_latest(db)
 
-            tg.force_429(3, retry_after=3, chat=table.group)
+            tg.force_429(1, retry_after=5, chat=table.group)
             began = time.monotonic()
             version, waited = await press_a_move(table, db, rng)
             # the next actor's hand is edited at once, the group waits out its 429
             await tg.wait_for(
                 lambda: min(hand_versions(table.hand(waited)) or {0}) > version,
-                timeout=1.0,
+                timeout=2.0,
                 what="the next actor's hand while the group is paused",
             )
-            assert time.monotonic() - began < 1.0
+            assert time.monotonic() - began < 2.0
             # a table in another group goes on as usual meanwhile
             other_began = time.monotonic()
             await press_a_move(other, db, rng)
-            await other.wait_latest(db, timeout=1.0)
-            assert time.monotonic() - other_began < 1.0
-            assert time.monotonic() - began < 3.0, "all of it while the group was paused"
-            await table.wait_latest(db, timeout=10)
-            assert time.monotonic() - began >= 3.0, "the group waited its retry_after"
+            await other.wait_latest(db, timeout=2.0)
+            assert time.monotonic() - other_began < 2.0
+            assert time.monotonic() - began < 5.0, "all of it while the group was paused"
+            await table.wait_latest(db, timeout=15)
+            assert time.monotonic() - began >= 5.0, "the group waited its retry_after"
         assert all(c.forced for c in tg.rate_limited), "only the forced 429s"
         limited = {c.params.get("chat_id") for c in tg.rate_limited}
         assert limited == {table.group.id}
