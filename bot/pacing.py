@@ -223,11 +223,6 @@ class Pacer(BaseRateLimiter[int]):
     def _reserve(self, priority: int) -> int:
         return self._pacing.reserve if priority >= Priority.WATCH else 0
 
-    def queued(self, chat: int | str) -> int:
-        """Requests waiting for ``chat``'s budget."""
-        budget = self._budgets.get(chat)
-        return sum(1 for *_, f in budget.waiting if not f.done()) if budget else 0
-
     def delay(self, chat: int | str, priority: Priority = Priority.URGENT) -> float:
         """Seconds a request to ``chat`` at ``priority`` would wait now (0: it goes at
         once); what is queued ahead of it counts."""

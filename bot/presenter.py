@@ -39,6 +39,18 @@ AI_LEVELS = ("easy", "normal", "hard")
 """Computer players' levels, in the order the lobby's buttons number them."""
 
 
+def _ran(jobs: dict[int, Job[Any]], context: ContextTypes.DEFAULT_TYPE) -> Any:
+    """The data of the job that runs now, which leaves ``jobs`` (nothing to remove later);
+    None if there is no job."""
+    job = context.job
+    if job is None:
+        return None
+    data: Any = job.data
+    if jobs.get(data[0]) is job:
+        del jobs[data[0]]
+    return data
+
+
 def _unschedule(job: Job[Any] | None) -> None:
     """Remove a pending job (one that has run or is running already is left be)."""
     if job is None or job.removed:
@@ -119,8 +131,13 @@ class Presenter:
             self._titles.setdefault(chat_id, title)
         return title
 
+    @staticmethod
+    def _left(live: Live) -> float | None:
+        """Seconds until the table's deadline (None: no clock runs)."""
+        return None if live.deadline is None else max(0.0, live.deadline - time.time())
+
     def _ctx(self, live: Live) -> r.TableContext:
-        left = None if live.deadline is None else max(0.0, live.deadline - time.time())
+        left = self._left(live)
         return r.TableContext(
             table_id=live.table_id,
             version=live.version,
@@ -498,24 +515,21 @@ class Presenter:
 
     async def _nudge_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Half the turn's time is gone: mention the awaited player in the group."""
-        job = context.job
-        if job is None:
+        data = _ran(self._nudges, context)
+        if data is None:
             return
-        data: Any = job.data
         table_id, version = data
-        if self._nudges.get(table_id) is job:
-            del self._nudges[table_id]
         live = self._rt.tables.cached(table_id)
         if live is None or live.version != version or live.game is None:
             return
-        if live.row.status != TableStatus.PLAYING or live.deadline is None:
+        left = self._left(live)
+        if live.row.status != TableStatus.PLAYING or left is None:
             return
         lang = await self._group_lang(live)
         for seat in live.game.waiting_on():
             who = live.row.seats[seat]
             if who.user_id is None:
                 continue  # a computer player needs no reminder
-            left = max(0.0, live.deadline - time.time())
             text = r.render_nudge(lang, who.name, who.user_id, left, live.deadline)
             self._rt.out.post(
                 live.row.chat_id,
@@ -525,13 +539,10 @@ class Presenter:
             )
 
     async def _clock_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        job = context.job
-        if job is None:
+        data = _ran(self._clocks, context)
+        if data is None:
             return
-        data: Any = job.data
         table_id, version, _deadline = data
-        if self._clocks.get(table_id) is job:
-            del self._clocks[table_id]  # it has run: nothing to remove later
         live = await self._rt.tables.get(table_id)
         if live is None:
             return
@@ -573,13 +584,10 @@ class Presenter:
     async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         from engine.ai import make_player
 
-        job = context.job
-        if job is None:
+        data = _ran(self._ai_jobs, context)
+        if data is None:
             return
-        data: Any = job.data
         table_id, version = data
-        if self._ai_jobs.get(table_id) is job:
-            del self._ai_jobs[table_id]
         live = await self._rt.tables.get(table_id)
         if live is None:
             return
@@ -616,9 +624,7 @@ class Presenter:
             name = user.name if user is not None else str(chat_id)
             seat = live.seat_of(chat_id)
             waited = live.game is not None and seat in live.game.waiting_on()
-            left = None
-            if waited and live.deadline is not None:
-                left = max(0.0, live.deadline - time.time())
+            left = self._left(live) if waited else None
             screen = r.render_blocked(
                 lang,
                 name,

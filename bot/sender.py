@@ -200,17 +200,6 @@ class Publisher:
             self._start(slot)
         return future
 
-    async def send(
-        self,
-        chat_id: int,
-        content: Content,
-        *,
-        thread_id: int | None = None,
-        priority: Priority = Priority.OWN,
-    ) -> int | None:
-        """Send a one-off message and wait for it; its id, or None if it failed."""
-        return await self.post(chat_id, content, thread_id=thread_id, priority=priority)
-
     def adopt(
         self, key: Hashable, chat_id: int, message_id: int, *, thread_id: int | None = None
     ) -> None:
@@ -247,10 +236,6 @@ class Publisher:
         """The message a slot shows now, if any."""
         slot = self._slots.get(key)
         return slot.message_id if slot is not None else None
-
-    def chat_of(self, chat_id: int) -> int:
-        """The chat id to write to: a group's supergroup if it was upgraded."""
-        return self._moved.get(chat_id, chat_id)
 
     def strip(self, chat_id: int, message_id: int) -> None:
         """Take the buttons off a message that is not a slot's (a stray copy)."""
@@ -421,32 +406,39 @@ class Publisher:
         if slot.on_sent is not None:
             await slot.on_sent(slot.message_id)
 
+    async def _aside(
+        self, chat_id: int, method: str, params: dict[str, Any]
+    ) -> TelegramError | None:
+        """A call about a message that is no longer a slot's (deleting or stripping an old
+        copy): paced at the lowest priority, tried again after a flood wait or a network
+        failure (five tries). Telegram's refusal, or the last failure; None once done."""
+        failed: TelegramError | None = None
+        for failures in range(1, 6):
+            await self._budget(chat_id, Priority.WATCH)
+            try:
+                with paced(Priority.WATCH, retry=False, prepaid=True):
+                    await self._bot._post(method, params, read_timeout=self._timeout)
+                return None
+            except RetryAfter as exc:
+                failed = exc  # its chat is paused by the pacer
+            except TelegramError as exc:
+                if not tgerrors.is_transient(exc):
+                    return exc
+                failed = exc
+                await asyncio.sleep(self._delay(failures))
+        return failed
+
     async def _remove(
         self, chat_id: int, message_id: int, note: str | None, shown: Content | None
     ) -> None:
         """Delete a message that moved to the bottom; if Telegram refuses (too old), take
         its buttons off and say where it went instead."""
-        for failures in range(1, 6):
-            await self._budget(chat_id, Priority.WATCH)
-            try:
-                with paced(Priority.WATCH, retry=False, prepaid=True):
-                    await self._bot._post(
-                        "deleteMessage",
-                        {"chat_id": chat_id, "message_id": message_id},
-                        read_timeout=self._timeout,
-                    )
-                return
-            except RetryAfter:
-                continue
-            except TelegramError as exc:
-                if tgerrors.is_gone(exc):
-                    return
-                if tgerrors.is_undeletable(exc):
-                    break
-                if not tgerrors.is_transient(exc):
-                    log.info("chat %s: old message %s kept: %s", chat_id, message_id, exc)
-                    break
-                await asyncio.sleep(self._delay(failures))
+        params = {"chat_id": chat_id, "message_id": message_id}
+        refused = await self._aside(chat_id, "deleteMessage", params)
+        if refused is None or tgerrors.is_gone(refused):
+            return
+        if not tgerrors.is_undeletable(refused):
+            log.info("chat %s: old message %s kept: %s", chat_id, message_id, refused)
         text = None if shown is None else shown.text if note is None else f"{shown.text}\n\n{note}"
         await self._strip(chat_id, message_id, text)
 
@@ -460,19 +452,9 @@ class Publisher:
         }
         if text is not None:
             params.update(text=text, parse_mode="HTML", link_preview_options=_NO_PREVIEW)
-        for failures in range(1, 6):
-            await self._budget(chat_id, Priority.WATCH)
-            try:
-                with paced(Priority.WATCH, retry=False, prepaid=True):
-                    await self._bot._post(method, params, read_timeout=self._timeout)
-                return
-            except RetryAfter:
-                continue
-            except TelegramError as exc:
-                if not tgerrors.is_transient(exc):
-                    log.info("chat %s: message %s left as it is: %s", chat_id, message_id, exc)
-                    return
-                await asyncio.sleep(self._delay(failures))
+        refused = await self._aside(chat_id, method, params)
+        if refused is not None:
+            log.info("chat %s: message %s left as it is: %s", chat_id, message_id, refused)
 
     async def _api(
         self,

@@ -246,11 +246,7 @@ class TableService:
 
     async def latest(self, chat_id: int, thread_id: int | None) -> int | None:
         """The newest table of a chat (or topic), whatever its status."""
-        rows = await self._store.chat_tables(
-            chat_id, (TableStatus.LOBBY, TableStatus.PLAYING, TableStatus.FINISHED)
-        )
-        ids = [row.table_id for row in rows if row.thread_id == thread_id]
-        return max(ids) if ids else None
+        return await self._store.latest_table(chat_id, thread_id)
 
     async def start(self, live: Live, version: int | None = None, seed: int | None = None) -> Game:
         """Start the table's next game (the first, or a rematch with the same seats)."""

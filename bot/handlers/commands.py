@@ -18,6 +18,7 @@ from telegram.ext import (
 from bot import callbacks as cb
 from bot import render as r
 from bot.handlers.common import (
+    anonymous_admin,
     answer,
     as_markup,
     chat_lang,
@@ -107,7 +108,7 @@ async def may_set_group_lang(
     user = update.effective_user
     message = update.effective_message
     if message is not None and message.sender_chat is not None:
-        return message.sender_chat.id == chat_id  # an anonymous admin of this group
+        return anonymous_admin(message, chat_id)  # posted as this group, or as another
     if user is None:
         return False
     if user.id in rt.settings.admin_ids:

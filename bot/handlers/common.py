@@ -153,8 +153,13 @@ async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: in
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
 
 
-async def may_manage(context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int) -> bool:
-    """The lobby's creator or a group admin may change settings, start and cancel."""
+async def may_manage(
+    context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int, message: Message | None = None
+) -> bool:
+    """The lobby's creator or a group admin may change settings, start and cancel; a
+    command (``message``) posted as the group comes from an anonymous admin."""
+    if message is not None and anonymous_admin(message, live.row.chat_id):
+        return True
     if live.row.creator_id == user_id or user_id in runtime(context).settings.admin_ids:
         return True
     return await is_admin(context, live.row.chat_id, user_id)

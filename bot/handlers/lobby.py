@@ -58,15 +58,11 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         chat_row = await rt.store.get_chat(chat.id) if rt.store else None
         if chat_row is None and rt.store is not None:
             await rt.store.save_chat(ChatRow(chat.id, lang, None, thread))
-        if anonymous_admin(message, chat.id):
-            # posted as the group: nobody to seat; the admins run the lobby
-            live = await rt.tables.create(chat.id, thread, None, rules)
-            await presenter.redraw(live, [])
-            return
-        known = await remember(rt, user)
-        creator = Seat.human(user.id, known.name)
+        # posted as the group (an anonymous admin): nobody to seat; the admins run it
+        known = None if anonymous_admin(message, chat.id) else await remember(rt, user)
+        creator = Seat.human(user.id, known.name) if known is not None else None
         live = await rt.tables.create(chat.id, thread, creator, rules)
-        if not known.can_message:
+        if known is not None and not known.can_message:
             await rt.tables.leave_lobby(live, user.id)
             rt.out.post(
                 chat.id,
@@ -108,7 +104,7 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     message, user, lang, live = found
     anonymous = anonymous_admin(message, live.row.chat_id)
-    if not anonymous and not await may_manage(context, live, user.id):
+    if not await may_manage(context, live, user.id, message):
         await message.reply_text(say(lang, "not_allowed"))
         return
     async with live.lock:

@@ -96,6 +96,10 @@ class Store(Protocol):
         """The chat's tables in the given statuses."""
         ...
 
+    async def latest_table(self, chat_id: int, thread_id: int | None) -> int | None:
+        """The id of the chat's (or topic's) newest table, whatever its status."""
+        ...
+
     async def update_lobby(
         self,
         table_id: int,

@@ -573,6 +573,14 @@ class SqliteStore:
         )
         return [_table_row(r) for r in rows]
 
+    async def latest_table(self, chat_id: int, thread_id: int | None) -> int | None:
+        """The id of the chat's (or topic's) newest table, whatever its status."""
+        rows = await self._fetch(
+            "SELECT max(table_id) FROM tables WHERE chat_id = ? AND thread_id IS ?",
+            (chat_id, thread_id),
+        )
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
     async def update_lobby(
         self,
         table_id: int,

@@ -214,6 +214,19 @@ class Table:
         self.known_table = Data.parse(self.lobby_button("j")).table
         return self.lobby
 
+    async def lobby_after(self, message: FakeMessage, timeout: float = 10.0) -> FakeMessage:
+        """The first lobby (a message with a Start button) posted below ``message``: a
+        rematch's, below the last game's end."""
+        return await self.tg.wait_for_message(
+            self.group,
+            lambda m: (
+                m.message_id > message.message_id
+                and any(kind_of(d) == "s" for d in callback_buttons(m))
+            ),
+            thread_id=self.thread_id,
+            timeout=timeout,
+        )
+
     async def press(self, user: FakeUser, message: FakeMessage, data: str) -> Any:
         press = await self.tg.press(user, message, data=data)
         answer = await press.answer(timeout=10)

@@ -120,11 +120,7 @@ async def test_one_open_table_per_group_and_a_rematch_opens_a_lobby(tmp_path: Pa
             # the newest end's Rematch opens a lobby with both seated; nobody is dealt
             answer = await table.press(bob, second_end, buttons_of(second_end, "m")[0])
             assert answer.text is None
-            rematch = await tg.wait_for_message(
-                table.group,
-                lambda m: m.message_id > second_end.message_id and bool(buttons_of(m, "s")),
-                timeout=10,
-            )
+            rematch = await table.lobby_after(second_end)
             assert stored(db, table.table_id).status == "lobby"
             assert "Ann" in rematch.plain_text and "Bob" in rematch.plain_text
             assert tr("en", "lobby.creator", name="Bob") in (rematch.text or "")

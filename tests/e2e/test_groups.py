@@ -145,14 +145,7 @@ async def test_a_group_upgraded_to_a_supergroup_keeps_its_table_and_tally(
 
             # A rematch (a lobby, started by its creator), and the upgrade in its middle.
             await table.press(table.users[1], first_end, callback_buttons(first_end)[0])
-            lobby = await tg.wait_for_message(
-                old,
-                lambda m: (
-                    m.message_id > first_end.message_id
-                    and any(kind_of(d) == "s" for d in callback_buttons(m))
-                ),
-                timeout=10,
-            )
+            lobby = await table.lobby_after(first_end)
             start = next(d for d in callback_buttons(lobby) if kind_of(d) == "s")
             await table.press(table.users[1], lobby, start)
             await tg.wait_for(

@@ -31,13 +31,7 @@ RULES = Rules(hand_size=3)
 
 async def rematch_lobby(table: Table, db: Path, end: FakeMessage) -> FakeMessage:
     """The lobby a Rematch opened below ``end``: the same players seated, not dealt yet."""
-    lobby = await table.tg.wait_for_message(
-        table.group,
-        lambda m: (
-            m.message_id > end.message_id and any(kind_of(d) == "s" for d in callback_buttons(m))
-        ),
-        timeout=10,
-    )
+    lobby = await table.lobby_after(end)
     await table.tg.wait_for(
         lambda: all(u.first_name in lobby.plain_text for u in table.users), timeout=10
     )

@@ -15,6 +15,7 @@ from engine import Rules
 from .harness import (
     Table,
     bot_running,
+    query,
     set_group_rules,
     settings_for,
     stored,
@@ -54,15 +55,7 @@ async def test_the_deadline_is_a_live_clock_in_the_group_and_the_hand(
 
 
 def stored_deadline(db: Path, table_id: int) -> float:
-    import sqlite3
-
-    con = sqlite3.connect(db)
-    try:
-        (deadline,) = con.execute(
-            "SELECT deadline FROM tables WHERE table_id = ?", (table_id,)
-        ).fetchone()
-    finally:
-        con.close()
+    ((deadline,),) = query(db, "SELECT deadline FROM tables WHERE table_id = ?", table_id)
     assert deadline is not None
     return float(deadline)
 

@@ -78,3 +78,15 @@ async def test_rows_survive_reopening(db_path: Path) -> None:
     async with SqliteStore.open(db_path) as store:
         assert await store.get_user(9) == UserRow(9, "Cid", "en", True)
         assert await store.get_chat(-9) == ChatRow(-9, "ru")
+
+
+async def test_the_newest_table_of_a_chat_or_topic(store: SqliteStore) -> None:
+    assert await store.latest_table(-100, None) is None
+    first = await store.create_table(-100, rules="{}")
+    topic = await store.create_table(-100, rules="{}", thread_id=7)
+    await store.cancel_table(first.table_id, first.version)  # any status counts
+    assert await store.latest_table(-100, None) == first.table_id
+    assert await store.latest_table(-100, 7) == topic.table_id
+    second = await store.create_table(-100, rules="{}")
+    assert await store.latest_table(-100, None) == second.table_id
+    assert await store.latest_table(-200, None) is None
