@@ -61,11 +61,15 @@ __all__ = [
     "PokerSwap",
     "Refresh",
     "Rematch",
+    "ReplayCallback",
+    "ReplayOpen",
+    "ReplayStep",
     "Select",
     "SetLang",
     "SetOption",
     "Settings",
     "ShowTrump",
+    "SoloSetup",
     "Start",
     "SwapTrump",
     "Take",
@@ -506,6 +510,42 @@ class Rematch(_TableButton):
     KIND: ClassVar[str] = "m"
 
 
+@dataclass(frozen=True, slots=True)
+class ReplayOpen:
+    """Open the replay of game ``game`` of ``table`` in the presser's private chat."""
+
+    table: int
+    game: int
+    KIND: ClassVar[str] = "R"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int")
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """Show position ``step`` of a replay (0: the deal; n: after the n-th move) in the
+    message pressed. It holds no state of its own, so it works for ever."""
+
+    table: int
+    game: int
+    step: int
+    KIND: ClassVar[str] = "F"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int")
+
+
+# Solo (private) -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SoloSetup(_TableButton):
+    """A game against the computer: ``count`` opponents of level ``level`` (0 easy,
+    1 normal, 2 hard)."""
+
+    count: int
+    level: int
+    KIND: ClassVar[str] = "w"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int", "int")
+
+
 # Chat-level -----------------------------------------------------------
 
 
@@ -519,7 +559,7 @@ class SetLang:
 
 
 LobbyCallback: TypeAlias = (
-    Join | Leave | Start | Lobby | AiMenu | AddAi | Kick | Settings | Option | SetOption
+    Join | Leave | Start | Lobby | AiMenu | AddAi | Kick | Settings | Option | SetOption | SoloSetup
 )
 HandCallback: TypeAlias = (
     Tap
@@ -538,7 +578,8 @@ HandCallback: TypeAlias = (
     | Refresh
 )
 EndCallback: TypeAlias = Rematch
-Callback: TypeAlias = LobbyCallback | HandCallback | EndCallback | SetLang
+ReplayCallback: TypeAlias = ReplayOpen | ReplayStep
+Callback: TypeAlias = LobbyCallback | HandCallback | EndCallback | ReplayCallback | SetLang
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
     Join,
@@ -566,6 +607,9 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     Cancel,
     Refresh,
     Rematch,
+    ReplayOpen,
+    ReplayStep,
+    SoloSetup,
     SetLang,
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}

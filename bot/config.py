@@ -226,6 +226,19 @@ class Settings(BaseSettings):
         le=30,
         description="Seconds a computer player waits before it moves (a human-like pause).",
     )
+    coach_workers: int = Field(
+        1,
+        ge=0,
+        le=16,
+        description="Worker processes that analyse finished games for the coach (at a lower "
+        "CPU priority, so that no game slows down); 0 turns the coach off.",
+    )
+    coach_budget: float = Field(
+        5.0,
+        gt=0,
+        le=120,
+        description="CPU seconds the coach may spend analysing one game for one player.",
+    )
     admin_ids: Annotated[tuple[int, ...], NoDecode] = Field(
         (),
         description="Telegram user ids of the bot's operators, comma-separated "

@@ -31,12 +31,20 @@ from engine.actions import Event
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
-__all__ = ["AI_LEVELS", "Presenter"]
+__all__ = ["AI_LEVELS", "Presenter", "solo_opponents"]
 
 log = logging.getLogger(__name__)
 
 AI_LEVELS = ("easy", "normal", "hard")
 """Computer players' levels, in the order the lobby's buttons number them."""
+
+
+def solo_opponents(live: Live) -> tuple[int, int]:
+    """A game against the computer: how many computer players, and the level (an index of
+    :data:`AI_LEVELS`) of the first of them."""
+    computers = [s for s in live.row.seats if s.ai is not None]
+    level = computers[0].ai if computers else "normal"
+    return len(computers), AI_LEVELS.index(level) if level in AI_LEVELS else 1
 
 
 def _ran(jobs: dict[int, Job[Any]], context: ContextTypes.DEFAULT_TYPE) -> Any:
@@ -101,6 +109,8 @@ class Presenter:
         ]
 
     async def _group_lang(self, live: Live) -> Lang:
+        if live.solo:
+            return await self._user_lang(live.row.chat_id)  # his private chat speaks his
         assert self._rt.store is not None
         row = await self._rt.store.get_chat(live.row.chat_id)
         lang = pick_lang(self._rt.settings.default_language, row.language if row else None)
@@ -152,7 +162,9 @@ class Presenter:
     def adopt_messages(self, live: Live) -> None:
         """After a restart: edit the same messages as before."""
         out = self._rt.out
-        if live.row.group_message_id is not None:
+        # a game against the computer is drawn in its hand alone (the setup message became it)
+        playing_solo = live.solo and live.row.status == TableStatus.PLAYING
+        if live.row.group_message_id is not None and not playing_solo:
             out.adopt(
                 self._group_key(live),
                 live.row.chat_id,
@@ -186,7 +198,11 @@ class Presenter:
             creator=self._creator_name(live),
             codec=self._rt.codec,
         )
-        screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
+        if live.solo:
+            count, level = solo_opponents(live)
+            screen = r.render_solo_lobby(live.rules, count, level, lang, ctx)
+        else:
+            screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
         self._show_group(live, screen, lang, priority=Priority.OWN, fresh=fresh)
 
     def _creator_name(self, live: Live) -> str | None:
@@ -224,8 +240,12 @@ class Presenter:
         )
 
     async def _draw_table(self, live: Live, lang: Lang, *, fresh: bool = False) -> None:
+        """The group's table message (a game against the computer has none: its hand
+        shows the table)."""
         game = live.game
         assert game is not None
+        if live.solo:
+            return
         screen = r.render_table(
             game.public_view(), self._players(live), lang, self._ctx(live), rules=live.rules
         )
@@ -275,8 +295,11 @@ class Presenter:
         game = live.game
         assert game is not None
         lang = await self._user_lang(user_id)
-        await self.title(live.row.chat_id)
-        ctx = self._ctx(live)
+        if live.solo:
+            ctx = replace(self._ctx(live), group_title=tr(lang, "solo.where"))
+        else:
+            await self.title(live.row.chat_id)
+            ctx = self._ctx(live)
         screen = r.render_hand(
             game.view(seat),
             self._players(live),
@@ -352,6 +375,15 @@ class Presenter:
         self._app.create_task(self._start_drawing(live))
 
     async def _start_drawing(self, live: Live) -> None:
+        if live.solo:
+            # against the computer, the setup message becomes the hand, edited in place;
+            # the player just pressed Play, so he is looking at it
+            setup = self._rt.out.forget(self._group_key(live)) or live.row.group_message_id
+            if setup is not None:
+                await self._rt.tables.set_messages(live, hand=(0, setup))
+            player = live.row.seats[0].user_id
+            if player is not None:
+                self.looked(live, player)
         lang = await self._group_lang(live)
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True)
@@ -388,6 +420,8 @@ class Presenter:
             version=live.version,
             tally=tally,
             surrendered=surrendered,
+            game_no=live.row.game_no,
+            solo=live.solo,
             codec=self._rt.codec,
         )
         screen = r.render_end(game.result, self._players(live), lang, ctx)
@@ -409,17 +443,23 @@ class Presenter:
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
         """Show a settings page, an option's values, the AI picker, or the lobby again."""
+        if isinstance(decoded, cb.Settings | cb.Option) and live.solo:
+            # the setup of a game against the computer: nobody else to seat
+            screen = (
+                r.render_settings(
+                    live.rules, lang, live.table_id, live.version, decoded.page, self._rt.codec
+                )
+                if isinstance(decoded, cb.Settings)
+                else self._option_page(live, decoded, lang)
+            )
+            self._show_group(live, screen, lang, priority=Priority.OWN)
+            return
         if isinstance(decoded, cb.Settings):
             screen = r.render_settings(
                 live.rules, lang, live.table_id, live.version, decoded.page, self._rt.codec
             )
         elif isinstance(decoded, cb.Option):
-            try:
-                screen = r.render_option(
-                    live.rules, lang, live.table_id, live.version, decoded.option, self._rt.codec
-                )
-            except r.SettingError:
-                raise Refused("bad_setting") from None
+            screen = self._option_page(live, decoded, lang)
         elif isinstance(decoded, cb.AiMenu):
             ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
             screen = r.render_ai_picker(lang, ctx)
@@ -429,6 +469,14 @@ class Presenter:
         ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
         screen = r.with_seats(screen, self._players(live), lang, ctx)
         self._show_group(live, screen, lang, priority=Priority.OWN)
+
+    def _option_page(self, live: Live, decoded: cb.Option, lang: Lang) -> r.Screen:
+        try:
+            return r.render_option(
+                live.rules, lang, live.table_id, live.version, decoded.option, self._rt.codec
+            )
+        except r.SettingError:
+            raise Refused("bad_setting") from None
 
     def rematch(self, live: Live) -> None:
         """A finished table became a lobby again: it is drawn in a new message below the
@@ -456,8 +504,10 @@ class Presenter:
         buttons go away."""
         lang = await self._group_lang(live)
         text = r.render_cancelled(lang, by, lobby=lobby)
-        self._show_group(live, r.Screen(text), lang, priority=Priority.OWN)
-        await self.close_hands(live, by)
+        if lobby or not live.solo:
+            # a game against the computer that started shows it in its hand alone
+            self._show_group(live, r.Screen(text), lang, priority=Priority.OWN)
+        await self.close_hands(live, None if live.solo else by)
         self._disarm(live)
         self._let_go(live)
 
@@ -520,8 +570,8 @@ class Presenter:
             return
         table_id, version = data
         live = self._rt.tables.cached(table_id)
-        if live is None or live.version != version or live.game is None:
-            return
+        if live is None or live.version != version or live.game is None or live.solo:
+            return  # a game against the computer has no group to remind; its hand has a clock
         left = self._left(live)
         if live.row.status != TableStatus.PLAYING or left is None:
             return
@@ -620,6 +670,8 @@ class Presenter:
         for live in self._rt.tables.loaded():
             if live.row.status != TableStatus.PLAYING or live.seat_of(chat_id) is None:
                 continue
+            if live.solo:
+                continue  # nobody else to tell; the game waits for him
             lang = await self._group_lang(live)
             name = user.name if user is not None else str(chat_id)
             seat = live.seat_of(chat_id)

@@ -22,13 +22,21 @@ from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, Table
 from engine import Game, IllegalAction, InvalidState, Result, Rules
 from engine.actions import Action, Event, Resign, Timeout
 
-__all__ = ["Live", "Refused", "TableService"]
+__all__ = ["SOLO_OPPONENTS", "Live", "Refused", "TableService", "is_solo"]
 
 log = logging.getLogger(__name__)
 
 MAX_SEATS = 6
 MIN_SEATS = 2
 EVENTS_KEPT = 8
+SOLO_OPPONENTS = range(1, MAX_SEATS)
+"""How many computer players a game against the computer may have."""
+
+
+def is_solo(row: TableRow) -> bool:
+    """Whether a table is a game against the computer in a player's private chat (a private
+    chat's id is its user's id, which is positive; a group's id is negative)."""
+    return row.chat_id > 0
 
 
 class Refused(Exception):
@@ -60,6 +68,11 @@ class Live:
     def version(self) -> int:
         """The table's state version: buttons carry it, saves compare-and-set on it."""
         return self.row.version
+
+    @property
+    def solo(self) -> bool:
+        """Whether this is a game against the computer in a private chat."""
+        return is_solo(self.row)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of a user at this table, or None."""
@@ -145,16 +158,22 @@ class TableService:
     # ------------------------------------------------------------------ lobby
 
     async def create(
-        self, chat_id: int, thread_id: int | None, creator: Seat | None, rules: Rules
+        self,
+        chat_id: int,
+        thread_id: int | None,
+        creator: Seat | None,
+        rules: Rules,
+        others: Sequence[Seat] = (),
     ) -> Live:
         """Open a lobby with its creator seated (None: an anonymous admin opened it; nobody
-        is seated and the group's admins run it)."""
+        is seated and the group's admins run it), and ``others`` after him."""
+        seats = (creator,) if creator is not None else ()
         row = await self._store.create_table(
             chat_id,
             rules=rules.model_dump_json(),
             thread_id=thread_id,
             creator_id=creator.user_id if creator is not None else None,
-            seats=(creator,) if creator is not None else (),
+            seats=(*seats, *others),
         )
         live = self._adopt(row)
         log.info("table %s chat %s: lobby opened", row.table_id, chat_id)
@@ -221,6 +240,16 @@ class TableService:
             raise Refused("outdated")
         seats = [s for i, s in enumerate(live.row.seats) if i != index]
         await self._update_lobby(live, seats=seats)
+
+    async def set_opponents(
+        self, live: Live, computers: Sequence[Seat], version: int | None = None
+    ) -> None:
+        """A game against the computer: its player, then these computer players."""
+        self._check_lobby(live, version)
+        if len(computers) not in SOLO_OPPONENTS or any(s.ai is None for s in computers):
+            raise Refused("outdated")
+        player = [s for s in live.row.seats if s.user_id is not None][:1]
+        await self._update_lobby(live, seats=(*player, *computers))
 
     async def set_rules(self, live: Live, rules: Rules, version: int | None = None) -> None:
         """Change the lobby's rules."""

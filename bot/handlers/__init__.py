@@ -3,6 +3,8 @@
 * ``lobby`` — the group's table before a game: /newgame, /leave, /cancel, Join, Leave,
   Settings and their pages, computer players, Start, Rematch;
 * ``hand`` — the private hand: card buttons, Take, Pass, Transfer, choices, /hand;
+* ``solo`` — a game against the computer in private: /play, its setup, /leave, /cancel;
+* ``replay`` — replays and the coach: 🎞 Replay, the step buttons, /replay;
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
 * ``buttons`` — where every inline button arrives and is dispatched;
@@ -40,6 +42,8 @@ from bot.handlers.commands import (
 from bot.handlers.hand import cmd_hand
 from bot.handlers.lifecycle import order_key, post_init, post_shutdown, post_stop
 from bot.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
+from bot.handlers.replay import cmd_replay
+from bot.handlers.solo import cmd_play, cmd_solo_stop
 from bot.runtime import Runtime
 
 __all__ = ["install", "post_init", "post_shutdown", "post_stop"]
@@ -59,7 +63,10 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("lang", cmd_lang))
     app.add_handler(CommandHandler("start", cmd_start, filters=private))
     app.add_handler(CommandHandler("hand", cmd_hand, filters=private))
-    app.add_handler(CommandHandler(["newgame", "leave", "cancel"], cmd_group_only, filters=private))
+    app.add_handler(CommandHandler("play", cmd_play, filters=private))
+    app.add_handler(CommandHandler("replay", cmd_replay, filters=private))
+    app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))
+    app.add_handler(CommandHandler("newgame", cmd_group_only, filters=private))
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -27,6 +27,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.hand import HAND_KINDS, hand_button
 from bot.handlers.lobby import table_button
+from bot.handlers.replay import replay_button
 from bot.runtime import runtime
 from bot.tables import Refused
 
@@ -48,6 +49,12 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if isinstance(decoded, cb.SetLang):
         await set_lang(context, rt, update, query, decoded.lang)
+        return
+    if isinstance(decoded, cb.ReplayOpen | cb.ReplayStep):
+        try:
+            await replay_button(context, rt, query, decoded, lang)
+        except Refused as exc:
+            await answer(query, refusal_text(lang, exc), alert=exc.reason in READ_THIS)
         return
     live = await rt.tables.get(decoded.table)
     if live is None:

@@ -49,8 +49,11 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         lang = await user_lang(rt, update.effective_user)
         rows = await rt.store.player_tallies(chat.id)
         presenter = presenter_of(context)
-        titles = {row.chat_id: await presenter.title(row.chat_id) for row in rows}
-        await message.reply_html(r.render_player_stats(rows, titles, lang))
+        # his private chat's series is his games against the computer: it has no title
+        titles = {
+            row.chat_id: await presenter.title(row.chat_id) for row in rows if row.chat_id < 0
+        }
+        await message.reply_html(r.render_player_stats(rows, titles, lang, solo=chat.id))
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)
@@ -64,8 +67,11 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or chat is None:
         return
     if chat.type == ChatType.PRIVATE:
+        # the rules of his game against the computer, if one is open; else the defaults
         lang = await user_lang(rt, update.effective_user)
-        await message.reply_html(r.render_rules(rt.settings.default_rules, lang))
+        live = await rt.tables.open_table(chat.id, None)
+        rules = live.rules if live is not None else rt.settings.default_rules
+        await message.reply_html(r.render_rules(rules, lang))
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     thread = message.message_thread_id if message.is_topic_message else None

@@ -21,12 +21,13 @@ from telegram.ext import (
     ContextTypes,
 )
 
+from bot import callbacks as cb
 from bot import render as r
 from bot import tgerrors
 from bot.i18n import Lang, pick_lang, tr
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
-from bot.store import UserRow
+from bot.store import ChatRow, UserRow
 from bot.tables import Live, Refused
 from engine import Rules
 
@@ -61,6 +62,14 @@ SAYINGS: dict[str, str] = {
     "not_your_seat": "cb.not_your_game",
     "malformed": "cb.malformed",
     "expired": "lobby.alert.expired",
+    "replay_none": "replay.alert.none",
+    "replay_running": "replay.alert.running",
+    "replay_broken": "replay.alert.broken",
+    "replay_not_yours": "replay.alert.not_yours",
+    "replay_sent": "replay.alert.sent",
+    "replay_end": "replay.alert.end",
+    "solo_only": "solo.alert.only_you",
+    "no_solo": "solo.none",
 }
 
 
@@ -157,7 +166,10 @@ async def may_manage(
     context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int, message: Message | None = None
 ) -> bool:
     """The lobby's creator or a group admin may change settings, start and cancel; a
-    command (``message``) posted as the group comes from an anonymous admin."""
+    command (``message``) posted as the group comes from an anonymous admin. A game against
+    the computer is its player's alone."""
+    if live.solo:
+        return live.row.creator_id == user_id
     if message is not None and anonymous_admin(message, live.row.chat_id):
         return True
     if live.row.creator_id == user_id or user_id in runtime(context).settings.admin_ids:
@@ -233,3 +245,33 @@ async def group_table(
         await message.reply_text(say(lang, "no_table"))
         return None
     return message, user, lang, live
+
+
+async def set_option(
+    rt: Runtime,
+    presenter: Presenter,
+    live: Live,
+    query: CallbackQuery,
+    decoded: cb.SetOption,
+    lang: Lang,
+) -> None:
+    """Change one of a lobby's rules, remember them as the chat's rules for its next table
+    (a private chat's: its player's for his next game against the computer), and show the
+    option's page again."""
+    try:
+        rules = r.apply_setting(live.rules, decoded.option, decoded.value)
+    except r.SettingError:
+        raise Refused("bad_setting") from None
+    await rt.tables.set_rules(live, rules, decoded.version)
+    assert rt.store is not None
+    row = await rt.store.get_chat(live.row.chat_id)
+    await rt.store.save_chat(
+        ChatRow(
+            live.row.chat_id,
+            row.language if row else None,
+            rules.model_dump_json(),
+            row.thread_id if row else live.row.thread_id,
+        )
+    )
+    await answer(query)
+    presenter.show_lobby_page(live, cb.Option(live.table_id, live.version, decoded.option), lang)

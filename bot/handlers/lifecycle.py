@@ -20,9 +20,11 @@ from telegram.ext import (
 
 from bot import callbacks as cb
 from bot import render as r
+from bot.coach import Coach
 from bot.handlers.common import (
     chat_lang,
 )
+from bot.handlers.replay import ReplayDesk
 from bot.i18n import RUSSIAN_SPOKEN, pick_lang, tr
 from bot.ordering import default_key
 from bot.pacing import Pacer
@@ -43,6 +45,9 @@ def order_key(rt: Runtime, update: object) -> object:
             decoded = rt.codec.decode(update.callback_query.data)
         except cb.BadCallback:
             return None
+        if isinstance(decoded, cb.ReplayOpen | cb.ReplayStep):
+            # a finished game's replay never waits behind the moves of its table's next game
+            return ("replay", update.callback_query.from_user.id)
         table = getattr(decoded, "table", None)
         if isinstance(table, int):
             return ("table", table)
@@ -64,6 +69,8 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         on_migrated=presenter.on_migrated,
     )
     rt.service = TableService(rt.store)
+    coach = Coach(rt.store, workers=rt.settings.coach_workers, budget=rt.settings.coach_budget)
+    rt.extras["replays"] = ReplayDesk(rt, coach)
     await set_commands(app)
     pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
     for live in await rt.service.load_running():
@@ -110,6 +117,9 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
 async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
     """Close the store."""
     rt: Runtime = app.bot_data["runtime"]
+    desk = rt.extras.get("replays")
+    if isinstance(desk, ReplayDesk) and desk.coach is not None:
+        desk.coach.close()
     if rt.store is not None:
         await rt.store.close()
 

@@ -29,7 +29,9 @@ from bot.handlers.common import (
     presenter_of,
     remember,
     say,
+    set_option,
 )
+from bot.handlers.solo import solo_button
 from bot.i18n import Lang, tr
 from bot.presenter import AI_LEVELS, Presenter
 from bot.runtime import Runtime, runtime
@@ -128,11 +130,16 @@ async def table_button(
     lang: Lang,
 ) -> None:
     user = query.from_user
-    group_lang = await chat_lang(rt, live.row.chat_id)
+    group_lang = lang if live.solo else await chat_lang(rt, live.row.chat_id)
     async with live.lock:
         if not isinstance(decoded, cb.Rematch) and is_stray(rt, query, live.row.group_message_id):
             raise Refused("outdated")
-        if isinstance(decoded, cb.Join):
+        if live.solo:
+            if not await solo_button(context, rt, presenter, live, query, decoded, lang):
+                return
+        elif isinstance(decoded, cb.SoloSetup):
+            raise Refused("outdated")
+        elif isinstance(decoded, cb.Join):
             known = await remember(rt, user)
             if not known.can_message:
                 link = r.join_link(rt.bot_username, live.table_id, rt.codec)
@@ -191,25 +198,7 @@ async def table_button(
         elif isinstance(decoded, cb.SetOption):
             if not await may_manage(context, live, user.id):
                 raise Refused("not_allowed")
-            try:
-                rules = r.apply_setting(live.rules, decoded.option, decoded.value)
-            except r.SettingError:
-                raise Refused("bad_setting") from None
-            await rt.tables.set_rules(live, rules, decoded.version)
-            assert rt.store is not None
-            row = await rt.store.get_chat(live.row.chat_id)
-            await rt.store.save_chat(
-                ChatRow(
-                    live.row.chat_id,
-                    row.language if row else None,
-                    rules.model_dump_json(),
-                    row.thread_id if row else live.row.thread_id,
-                )
-            )
-            await answer(query)
-            presenter.show_lobby_page(
-                live, cb.Option(live.table_id, live.version, decoded.option), group_lang
-            )
+            await set_option(rt, presenter, live, query, decoded, group_lang)
             return
         elif isinstance(decoded, cb.AddAi):
             if not await may_manage(context, live, user.id):

@@ -38,6 +38,7 @@ from .lobby import (
 )
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
+from .replay import CoachNote, ReplayFrame, action_words, render_replay
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
     SettingError,
@@ -47,6 +48,7 @@ from .settings import (
     options,
     valid_values,
 )
+from .solo import SOLO_COUNTS, render_solo_lobby
 from .table import render_table
 from .tap import (
     Choice,
@@ -70,16 +72,20 @@ from .texts import (
 )
 
 __all__ = [
+    "SOLO_COUNTS",
     "Button",
     "Choice",
+    "CoachNote",
     "EndContext",
     "Keyboard",
     "LobbyContext",
     "Player",
+    "ReplayFrame",
     "Screen",
     "SettingError",
     "TableContext",
     "TallyLike",
+    "action_words",
     "alert",
     "apply_setting",
     "bot_commands",
@@ -108,8 +114,10 @@ __all__ = [
     "render_nudge",
     "render_option",
     "render_player_stats",
+    "render_replay",
     "render_rules",
     "render_settings",
+    "render_solo_lobby",
     "render_start",
     "render_stats",
     "render_table",

@@ -66,6 +66,10 @@ class EndContext:
     """Games in the series so far (shown in the tally's title), if known."""
     surrendered: int | None = None
     """The seat that gave up, if the game ended so."""
+    game_no: int = 0
+    """The game's number at its table (its replay's button); 0: no replay button."""
+    solo: bool = False
+    """A game against the computer: the button plays again at once."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -97,12 +101,19 @@ def tally_lines(rows: Sequence[TallyLike], lang: Lang, limit: int = 20) -> list[
     return lines
 
 
-def render_player_stats(rows: Sequence[TallyLike], titles: Mapping[int, str], lang: Lang) -> str:
+def render_player_stats(
+    rows: Sequence[TallyLike], titles: Mapping[int, str], lang: Lang, solo: int | None = None
+) -> str:
     """A player's /stats in private: his record in each group (by its title), most
-    recently played first, and his totals."""
+    recently played first, and his totals; his games against the computer (the series
+    kept in chat ``solo``, his private chat) come apart, after the groups."""
     lines = [tr(lang, "stats.title_mine"), ""]
-    if not rows:
+    alone = [row for row in rows if row.chat_id == solo]
+    rows = [row for row in rows if row.chat_id != solo]
+    if not rows and not alone:
         return "\n".join([*lines, tr(lang, "stats.mine_empty")])
+    if not rows:
+        lines.append(tr(lang, "stats.no_groups"))
     for row in rows:
         title = titles.get(row.chat_id) or tr(lang, "stats.some_group")
         stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
@@ -117,6 +128,9 @@ def render_player_stats(rows: Sequence[TallyLike], titles: Mapping[int, str], la
             sum(r.draws for r in rows),
         )
         lines += ["", tr(lang, "stats.mine_total", stats=total)]
+    for row in alone:
+        stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
+        lines += ["", tr(lang, "stats.solo_line", stats=stats)]
     lines += ["", tr(lang, "stats.footer")]
     return "\n".join(lines)
 
@@ -156,10 +170,12 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
     while text_length(text) > MAX_TEXT:  # only a huge tally can get here
         lines.pop()
         text = "\n".join(lines)
-    keyboard = Keyboard.of(
-        [[Button.cb(tr(lang, "end.btn.rematch"), ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]]
-    )
-    return Screen(text, keyboard)
+    again = tr(lang, "end.btn.play_again" if ctx.solo else "end.btn.rematch")
+    row = [Button.cb(again, ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]
+    if ctx.game_no:
+        replay = cb.ReplayOpen(ctx.table_id, ctx.game_no)
+        row.append(Button.cb(tr(lang, "end.btn.replay"), ctx.codec, replay))
+    return Screen(text, Keyboard.of([row]))
 
 
 def render_cancelled(lang: Lang, by: str | None = None, *, lobby: bool = False) -> str:

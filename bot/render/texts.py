@@ -27,7 +27,7 @@ Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
     "group": ("newgame", "leave", "cancel", "rules", "stats", "lang", "help"),
-    "private": ("start", "hand", "rules", "stats", "lang", "help"),
+    "private": ("start", "play", "hand", "replay", "rules", "stats", "lang", "help"),
 }
 """Commands per scope, in menu order; descriptions are ``cmd.<scope>.<command>``."""
 

@@ -187,3 +187,13 @@ class Store(Protocol):
     async def player_history(self, user_id: int, limit: int = 20) -> list[PlayerGame]:
         """The user's last finished games across chats."""
         ...
+
+    async def get_review(self, table_id: int, game_no: int, user_id: int) -> str | None:
+        """The coach's review (JSON, opaque to the store) of a game for one viewer."""
+        ...
+
+    async def save_review(
+        self, table_id: int, game_no: int, user_id: int, seat: int, review: str
+    ) -> None:
+        """Keep the coach's review of a game for one viewer (the first one kept wins)."""
+        ...

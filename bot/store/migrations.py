@@ -163,6 +163,23 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX game_players_by_user ON game_players (user_id, finished_at)",
         ),
     ),
+    Migration(
+        3,
+        "the coach's review of a finished game, once per game and viewer",
+        (
+            """
+            CREATE TABLE reviews (
+                table_id   INTEGER NOT NULL,
+                game_no    INTEGER NOT NULL,
+                user_id    INTEGER NOT NULL,
+                seat       INTEGER NOT NULL,
+                review     TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (table_id, game_no, user_id)
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

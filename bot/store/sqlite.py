@@ -931,6 +931,27 @@ class SqliteStore:
             for r in rows
         ]
 
+    # ------------------------------------------------------------------ the coach
+
+    async def get_review(self, table_id: int, game_no: int, user_id: int) -> str | None:
+        """The coach's review of game ``game_no`` of ``table_id`` for ``user_id``, if made."""
+        rows = await self._fetch(
+            "SELECT review FROM reviews WHERE table_id = ? AND game_no = ? AND user_id = ?",
+            (table_id, game_no, user_id),
+        )
+        return str(rows[0][0]) if rows else None
+
+    async def save_review(
+        self, table_id: int, game_no: int, user_id: int, seat: int, review: str
+    ) -> None:
+        """Keep a review; a second one for the same game and viewer is ignored (the
+        analysis is deterministic, so both say the same)."""
+        await self._write_one(
+            "INSERT OR IGNORE INTO reviews (table_id, game_no, user_id, seat, review, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, game_no, user_id, seat, review, self._clock()),
+        )
+
 
 def _check_outcome(outcome: Outcome, players: int) -> None:
     if len(outcome.points) != players:

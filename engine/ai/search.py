@@ -34,7 +34,7 @@ from .heuristic import best_action, score_actions, situation_from_game, situatio
 from .knowledge import CardSense, card_sense, knowledge
 from .world import WorldBuilder
 
-__all__ = ["SearchConfig", "candidates", "search_action"]
+__all__ = ["Playout", "SearchConfig", "candidates", "plan_signature", "search_action"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class SearchConfig:
     max_steps: int = 600
 
 
-def _signature(action: Action, score: float | None) -> tuple[Any, ...]:
+def plan_signature(action: Action, score: float | None) -> tuple[Any, ...]:
     """Actions that are one plan for the search: covers that follow the heuristic's plan,
     one poker swap."""
     kind = type(action)
@@ -75,7 +75,7 @@ def candidates(
     seen: set[tuple[Any, ...]] = set()
 
     def add(i: int) -> None:
-        sig = _signature(actions[i], scores[i])
+        sig = plan_signature(actions[i], scores[i])
         if sig not in seen:
             seen.add(sig)
             chosen.append(actions[i])
@@ -104,7 +104,7 @@ def candidates(
     return chosen
 
 
-class _Playout:
+class Playout:
     """Plays sampled games to the end with the normal heuristic for every seat."""
 
     def __init__(self, rules: Rules, seat: int, teams: tuple[int, ...] | None, steps: int):
@@ -166,7 +166,7 @@ def search_action(
     if not builder.ok:
         return cands[0]
     rng = random.Random(_mix(seed, view))
-    playout = _Playout(rules, view.seat, view.public.teams, cfg.max_steps)
+    playout = Playout(rules, view.seat, view.public.teams, cfg.max_steps)
     total = [0.0] * len(cands)
     count = [0] * len(cands)
     alive = list(range(len(cands)))

@@ -58,6 +58,9 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.Cancel(t, v),
         cb.Refresh(t, v),
         cb.Rematch(t, v),
+        cb.ReplayOpen(t, 12),
+        cb.ReplayStep(t, 12, 345),
+        cb.SoloSetup(t, v, 5, 2),
         cb.SetLang("ru"),
     ]
 

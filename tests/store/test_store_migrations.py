@@ -24,8 +24,9 @@ from bot.store.models import seats_to_json
 SEATS = seats_to_json([ALICE, BORIS])
 
 
-def seed_v1(db: sqlite3.Connection) -> None:
-    """A database as version 1 of the bot left it: a finished game and a running one."""
+def seed_v1(db: sqlite3.Connection, *, last_played: str = "") -> None:
+    """A database as version 1 of the bot left it: a finished game and a running one
+    (``last_played``: the tallies' column that version 2 added, with its value)."""
     db.executescript(
         f"""
         INSERT INTO chats VALUES (-100, 'ru', NULL, 5, 10.0);
@@ -48,13 +49,22 @@ def seed_v1(db: sqlite3.Connection) -> None:
             (1, 1, 0, -100, 'u:1', 1, 2, 0, 0, 0, 2, 30.0),
             (1, 1, 1, -100, 'u:2', 2, 2, 1, 1, 0, 0, 30.0);
         INSERT INTO tallies VALUES
-            (-100, 'u:1', 1, 'Alice', 1, 0, 0, 0, 2),
-            (-100, 'u:2', 2, 'Boris', 1, 1, 1, 0, 0);
+            (-100, 'u:1', 1, 'Alice', 1, 0, 0, 0, 2{last_played}),
+            (-100, 'u:2', 2, 'Boris', 1, 1, 1, 0, 0{last_played});
         """
     )
 
 
-SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {0: lambda db: None, 1: seed_v1}
+def seed_v2(db: sqlite3.Connection) -> None:
+    """A database as version 2 left it: version 1's data, with when each player last played."""
+    seed_v1(db, last_played=", 30.0")
+
+
+SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    0: lambda db: None,
+    1: seed_v1,
+    2: seed_v2,
+}
 
 
 async def build(path: Path, version: int) -> None:

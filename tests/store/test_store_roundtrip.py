@@ -287,3 +287,18 @@ async def test_outcome_from_engine_like_result() -> None:
 
     assert Outcome.from_result(Draw()).durak_seats == ()
     assert lose(0, 2).points == (0, 2)
+
+
+async def test_a_review_is_kept_once_per_game_and_viewer(db_path: Path) -> None:
+    async with SqliteStore.open(db_path) as store:
+        table = await playing_table(store)
+        assert await store.get_review(table.table_id, 1, 1) is None
+        await store.save_review(table.table_id, 1, 1, 0, '{"marks":[1]}')
+        # the analysis is deterministic: a second one (a race of two presses) changes nothing
+        await store.save_review(table.table_id, 1, 1, 0, '{"marks":[2]}')
+        await store.save_review(table.table_id, 1, 2, 1, '{"marks":[]}')
+        assert await store.get_review(table.table_id, 1, 1) == '{"marks":[1]}'
+        assert await store.get_review(table.table_id, 1, 2) == '{"marks":[]}'
+        assert await store.get_review(table.table_id, 2, 1) is None
+    async with SqliteStore.open(db_path) as again:
+        assert await again.get_review(table.table_id, 1, 1) == '{"marks":[1]}'

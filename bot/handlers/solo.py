@@ -1,0 +1,188 @@
+"""A game against the computer in the private chat: /play, its setup buttons (how many
+computer players, how strong, the rules), Play, Play again, and /leave and /cancel there.
+
+It is a table like a group's, kept and resumed the same way, whose chat is the player's
+private chat: one message shows the table and his hand, and its series is his own.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.handlers.common import (
+    answer,
+    presenter_of,
+    remember,
+    say,
+    set_option,
+    user_lang,
+)
+from bot.i18n import Lang, tr
+from bot.presenter import AI_LEVELS, Presenter
+from bot.runtime import Runtime, runtime
+from bot.store import Seat, TableStatus
+from bot.tables import SOLO_OPPONENTS, Live, Refused
+from engine import Rules
+
+log = logging.getLogger(__name__)
+
+DEFAULT_OPPONENTS = (1, AI_LEVELS.index("normal"))
+"""A first game against the computer: one computer player of the middle level."""
+
+
+async def solo_rules(rt: Runtime, user_id: int) -> Rules:
+    """The rules of his last game against the computer; else the operator's default rules
+    without a turn clock (nobody waits on him but the computer)."""
+    assert rt.store is not None
+    row = await rt.store.get_chat(user_id)
+    if row is not None and row.default_rules:
+        try:
+            return Rules.model_validate_json(row.default_rules)
+        except ValueError:
+            log.warning("user %s: stored solo rules unreadable", user_id)
+    return rt.settings.default_rules.model_copy(update={"turn_timeout": 0})
+
+
+def computers(lang: Lang, count: int, level: int) -> tuple[Seat, ...]:
+    """``count`` computer players of one level, named Computer 1, 2, ..."""
+    return tuple(
+        Seat.computer(tr(lang, "ai.name", n=i), AI_LEVELS[level]) for i in range(1, count + 1)
+    )
+
+
+async def cmd_play(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /play: the setup of a game against the computer (the one going on, if any,
+    is shown again at the bottom)."""
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    known = await remember(rt, user, started=True)
+    lang = await user_lang(rt, user)
+    presenter = presenter_of(context)
+    async with rt.tables.lock(-user.id):
+        live = await rt.tables.open_table(user.id, None)
+        if live is not None:
+            if live.row.status == TableStatus.PLAYING:
+                presenter.back(live, user.id)
+            else:
+                presenter.repost(live)
+            return
+        count, level = DEFAULT_OPPONENTS
+        latest = await rt.tables.latest(user.id, None)
+        before = await rt.tables.get(latest) if latest is not None else None
+        if before is not None:
+            seats = [s for s in before.row.seats if s.ai is not None]
+            if len(seats) in SOLO_OPPONENTS and seats[0].ai in AI_LEVELS:
+                count, level = len(seats), AI_LEVELS.index(seats[0].ai)
+        rules = await solo_rules(rt, user.id)
+        player = Seat.human(user.id, known.name)
+        live = await rt.tables.create(user.id, None, player, rules, computers(lang, count, level))
+        log.info("table %s: a game against the computer for %s", live.table_id, user.id)
+    await presenter.redraw(live, [])
+
+
+async def solo_button(
+    context: ContextTypes.DEFAULT_TYPE,
+    rt: Runtime,
+    presenter: Presenter,
+    live: Live,
+    query: CallbackQuery,
+    decoded: cb.Callback,
+    lang: Lang,
+) -> bool:
+    """A button of a game against the computer's setup or end (under the table's lock);
+    True if the setup is to be drawn again."""
+    user = query.from_user
+    if user.id != live.row.creator_id:
+        raise Refused("solo_only")
+    if isinstance(decoded, cb.SoloSetup):
+        if decoded.count not in SOLO_OPPONENTS or not 0 <= decoded.level < len(AI_LEVELS):
+            raise Refused("outdated")
+        await rt.tables.set_opponents(
+            live, computers(lang, decoded.count, decoded.level), decoded.version
+        )
+        await answer(query)
+        return True
+    if isinstance(decoded, cb.Start):
+        problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
+        if problem is not None:
+            raise Refused("too_few_players", problem=problem)
+        await rt.tables.start(live, decoded.version)
+        await answer(query)
+        presenter.game_started(live)
+        return False
+    if isinstance(decoded, cb.Rematch):
+        # Play again: the same opponents and rules, dealt at once
+        open_now = await rt.tables.open_table(live.row.chat_id, None)
+        if open_now is not None and open_now.table_id != live.table_id:
+            presenter.repost(open_now)
+            raise Refused("table_open")
+        latest = await rt.tables.latest(live.row.chat_id, None)
+        if latest != live.table_id:
+            raise Refused("rematch_old")
+        await rt.tables.reopen(live, user.id, decoded.version)
+        try:
+            await rt.tables.start(live)
+        except Refused:
+            presenter.rematch(live)  # the setup, to change what stops the deal
+            raise
+        await answer(query)
+        presenter.game_started(live)
+        return False
+    if isinstance(decoded, cb.Settings | cb.Option | cb.Lobby):
+        if decoded.version != live.version:
+            raise Refused("outdated")
+        await answer(query)
+        presenter.show_lobby_page(live, decoded, lang)
+        return False
+    if isinstance(decoded, cb.SetOption):
+        await set_option(rt, presenter, live, query, decoded, lang)
+        return False
+    # Join, Leave, computer players one by one: not at a table of one player
+    raise Refused("outdated")
+
+
+async def solo_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Live | None:
+    """The private chat's game against the computer (None, after saying so, if none)."""
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return None
+    live = await rt.tables.open_table(user.id, None)
+    if live is None:
+        await message.reply_text(say(await user_lang(rt, user), "no_solo"))
+    return live
+
+
+async def cmd_solo_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Private /leave or /cancel: /leave gives the game against the computer up (he is
+    durak, as at any table); /cancel stops it with no result. Before it starts, either
+    closes the setup."""
+    rt = runtime(context)
+    live = await solo_table(update, context)
+    message, user = update.effective_message, update.effective_user
+    if live is None or message is None or user is None:
+        return
+    command = (message.text or "").split()[0].split("@")[0].lstrip("/")
+    presenter = presenter_of(context)
+    async with live.lock:
+        playing = live.row.status == TableStatus.PLAYING
+        try:
+            if playing and command == "leave":
+                events = await rt.tables.resign(live, user.id)
+            else:
+                await rt.tables.cancel(live)
+                events = None
+        except Refused as exc:
+            await message.reply_text(say(await user_lang(rt, user), exc.reason, **exc.params))
+            return
+    if events is not None:
+        await presenter.after_action(live, events, surrendered_by=user.id)
+    else:
+        await presenter.cancelled(live, None, lobby=not playing)

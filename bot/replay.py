@@ -1,0 +1,97 @@
+"""Replays of finished games, rebuilt from the seed and the action log.
+
+A game is dealt again from its seed (and, for a series' later game, the previous game's
+result, which decides who leads), and its logged actions are applied one by one; the end
+must be the stored final state, so a replay is exact or refused, never approximate.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+from bot.store import GameRecord, Seat, Store
+from engine import Game, Rules, action_from_dict
+from engine.actions import Action, Event
+from engine.errors import IllegalAction, InvalidState
+
+__all__ = ["Replay", "ReplayError", "load_replay"]
+
+log = logging.getLogger(__name__)
+
+
+class ReplayError(Exception):
+    """A game that cannot be replayed; ``reason`` is the refusal's code."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A finished game: its deal and every action, ready to be stepped through."""
+
+    record: GameRecord
+    rules: Rules
+    start: Game
+    actions: tuple[Action, ...]
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        """Who sat where."""
+        return self.record.seats
+
+    @property
+    def total(self) -> int:
+        """How many moves the game had."""
+        return len(self.actions)
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The seat a user had in this game, or None."""
+        for i, seat in enumerate(self.record.seats):
+            if seat.user_id == user_id:
+                return i
+        return None
+
+    def at(self, step: int) -> tuple[Game, list[Event]]:
+        """The game after ``step`` moves (clamped to the game's length) and what the last
+        of them caused."""
+        step = max(0, min(step, self.total))
+        game = self.start.copy()
+        events: list[Event] = []
+        for action in self.actions[:step]:
+            events = game.apply(action)
+        return game, events
+
+
+async def load_replay(store: Store, table_id: int, game_no: int) -> Replay:
+    """Rebuild game ``game_no`` of ``table_id``. Raises :class:`ReplayError`: ``replay_none``
+    (no such game), ``replay_running`` (not over yet, or cancelled), ``replay_broken`` (the
+    log does not lead to the stored end)."""
+    record = await store.game_record(table_id, game_no)
+    if record is None:
+        raise ReplayError("replay_none")
+    if record.outcome is None or record.final_game is None:
+        raise ReplayError("replay_running")
+    try:
+        rules = Rules.model_validate_json(record.rules)
+        previous = None
+        if game_no > 1:
+            before = await store.game_record(table_id, game_no - 1)
+            if before is not None and before.final_game is not None:
+                previous = Game.from_json(before.final_game).result
+        start = Game.new(rules, players=len(record.seats), seed=record.seed, previous=previous)
+        rows = await store.game_log(table_id, game_no)
+        actions = tuple(action_from_dict(json.loads(row.action)) for row in rows)
+        game = start.copy()
+        for action in actions:
+            game.apply(action)
+    except (ValueError, IllegalAction, InvalidState):
+        log.exception("table %s game %s: the log does not replay", table_id, game_no)
+        raise ReplayError("replay_broken") from None
+    if game.to_json() != record.final_game:
+        log.error("table %s game %s: the replay does not end as the game did", table_id, game_no)
+        raise ReplayError("replay_broken")
+    return Replay(record, rules, start, actions)
