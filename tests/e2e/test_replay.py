@@ -54,7 +54,7 @@ async def finished_solo(
     setup = await solo.open_setup()
     table_id = table_of(callback_buttons(setup)[0])
     assert table_id is not None
-    await solo.press(setup, [d for d in callback_buttons(setup) if kind_of(d) == "s"][0])
+    await solo.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
     end = await solo.play(table_id, random.Random(seed), take=take)
     assert end is not None
     return solo, table_id, end
@@ -185,7 +185,7 @@ async def test_only_those_who_sat_at_the_table_may_watch_its_replay(tmp_path: Pa
             await tg.wait_for_message(tg.private_chat(cid), after=greeting, timeout=10)
             await table.seat_everyone()
             end = await table.finish(db, rng)
-            replay_data = [d for d in callback_buttons(end) if kind_of(d) == "R"][0]
+            replay_data = next(d for d in callback_buttons(end) if kind_of(d) == "R")
             cid_before = len(tg.bot_messages(tg.private_chat(cid)))
 
             press = await tg.press(cid, end, data=replay_data)

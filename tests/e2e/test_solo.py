@@ -109,7 +109,7 @@ async def test_play_again_deals_at_once_with_the_same_opponents(tmp_path: Path) 
             await tg.wait_for(lambda: "level: hard" in setup.plain_text, timeout=10)
             await solo.press(setup, setup_button(callback_buttons(setup), 3, 2))
             await tg.wait_for(lambda: "3 computers" in setup.plain_text, timeout=10)
-            await solo.press(setup, [d for d in callback_buttons(setup) if kind_of(d) == "s"][0])
+            await solo.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
             end = await solo.play(table_id, rng)
             assert end is not None
             await solo.press(end, callback_buttons(end)[0])
@@ -141,7 +141,7 @@ async def test_a_solo_game_and_a_group_game_side_by_side(tmp_path: Path) -> None
             setup = await ann.open_setup()
             solo_id = table_of(callback_buttons(setup)[0])
             assert solo_id is not None and solo_id != group_id
-            await ann.press(setup, [d for d in callback_buttons(setup) if kind_of(d) == "s"][0])
+            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
             await tg.wait_for(lambda: of_table(setup, solo_id, HAND_KINDS), timeout=10)
             group_hand = ann.hand(group_id)
             assert group_hand is not None and group_hand.message_id != setup.message_id
