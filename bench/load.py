@@ -22,6 +22,19 @@ during those 5 s. The simulated players act like people: when the game lets him 
 his hand shows the current state, a player thinks (``--think``, by default 1-4 s) and
 taps a card that plays, or a move. The first ``--warmup`` seconds (10) are not measured.
 Asserts nothing.
+
+``--reviews N`` measures what the coach's analyses cost the games: before the bot starts,
+N finished 2-player podkidnoy games against the computer, one for each of N extra users,
+are written with the bot's own store (each replayed with ``load_replay`` first). The
+measured time is split into two equal windows; at the start of the second the N users
+send /replay in their private chats, which queues N reviews in the bot's coach workers.
+For each window it reports press -> next actor's hand and press -> callback answer
+p50/p95/p99/max, moves a second, and the CPU of the bot, of the processes under it (the
+workers) and of the machine; then the ratio of the p99s, how many reviews were made and
+shown within the second window, and /replay -> review shown p50/max (a warning if reviews
+were still running when it ended: give more ``--seconds``). Target, run as
+``--tables 200 --seconds 120 --reviews 10``: the p99 of press -> next actor rises by no
+more than 20% while the ten reviews run.
 """
 
 from __future__ import annotations
@@ -52,8 +65,14 @@ from ship.process import BotProcess  # noqa: E402
 
 from bot.render import Player  # noqa: E402
 from bot.render.table import bout_lines, seat_lines, trump_line  # noqa: E402
-from engine import Game  # noqa: E402
-from engine.actions import Pass, Take  # noqa: E402
+from bot.replay import load_replay  # noqa: E402
+from bot.store import Outcome, Seat, SqliteStore, UserRow  # noqa: E402
+from engine import Game, Rules  # noqa: E402
+from engine.actions import Pass, Take, Timeout  # noqa: E402
+from engine.ai import make_player  # noqa: E402
+
+REVIEWED = ("costly move", "no clear mistake")
+"""What the replay message says once the coach's review is in (English)."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -67,6 +86,94 @@ def rss_bytes(pid: int) -> int:
     """Resident memory of a process."""
     with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def tree_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of every live descendant of a process (its coach's workers), by pid,
+    found by scanning the parent ids in /proc/*/stat."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    found: dict[int, float] = {}
+    todo = list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            found[child] = cpu_seconds(child)
+            todo.extend(children.get(child, []))
+    return found
+
+
+def reaped_cpu(pid: int) -> float:
+    """CPU seconds of a process's children that ended and were waited for."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> tuple[float, float, float]:
+    """The machine's busy, niced and total CPU seconds so far (all cores, /proc/stat)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    idle = ticks[3] + ticks[4]
+    total = sum(ticks[:8])
+    tick = os.sysconf("SC_CLK_TCK")
+    return (total - idle) / tick, ticks[1] / tick, total / tick
+
+
+async def seed_finished_games(db: Path, users: list[object], seed: int) -> list[int]:
+    """One finished 2-player podkidnoy game against the computer for each user, written
+    with the bot's own store as the bot writes a game in his private chat: the user at seat
+    0 (played by an ``easy`` computer player), a ``normal`` one at seat 1. Each game is
+    replayed with :func:`bot.replay.load_replay` before the bot starts; returns the tables."""
+    rules = Rules.preset("podkidnoy").model_copy(update={"turn_timeout": 0})
+    rng = random.Random(seed ^ 0x5EED)
+    tables = []
+    async with SqliteStore.open(db) as store:
+        for user in users:
+            uid, name = user.id, user.first_name  # type: ignore[attr-defined]
+            await store.save_user(UserRow(uid, name, "en", True))
+            seats = (Seat.human(uid, name), Seat.computer("Computer 1", "normal"))
+            table = await store.create_table(
+                uid, rules=rules.model_dump_json(), creator_id=uid, seats=seats
+            )
+            game_seed = rng.randrange(2**62)
+            game = Game.new(rules, players=2, seed=game_seed, previous=None)
+            row = await store.start_game(
+                table.table_id, table.version, seed=game_seed, game=game.to_json()
+            )
+            version = row.version
+            players = [make_player("easy"), make_player("normal")]
+            order = random.Random(game_seed ^ 0x0DDBA11)
+            while game.result is None:
+                if game.moves >= 5_000:
+                    raise RuntimeError(f"game {game_seed} did not end")
+                acting = game.to_act()
+                at = acting[0] if len(acting) == 1 else order.choice(acting)
+                view = game.view(at)
+                legal = [a for a in view.actions if type(a) is not Timeout] or list(view.actions)
+                action = (
+                    legal[0] if len(legal) == 1 else players[at].choose(view, rules, seed=game_seed)
+                )
+                game.apply(action)
+                saved = await store.save_action(
+                    table.table_id,
+                    version,
+                    game=game.to_json(),
+                    action=json.dumps(action.to_dict(), separators=(",", ":")),
+                    seat=action.seat,
+                    outcome=Outcome.from_result(game.result) if game.result is not None else None,
+                )
+                version = saved.version
+            replay = await load_replay(store, table.table_id, 1)  # ReplayError if not exact
+            assert replay.seat_of(uid) == 0 and replay.total == game.moves
+            tables.append(table.table_id)
+    return tables
 
 
 def buttons(message: object) -> list[str]:
@@ -184,6 +291,138 @@ class Arrivals:
         return None
 
 
+@dataclass
+class Window:
+    """Where things stood at a window's edge."""
+
+    time: float
+    """The fake server's clock, as moves and calls are timed."""
+    clock: float
+    moves: int
+    """Actions stored so far."""
+    cpu: float
+    """The bot process's own CPU seconds."""
+    workers: dict[int, float]
+    """CPU seconds of each live process under the bot (the coach's workers)."""
+    reaped: float
+    """CPU seconds of the bot's children that have ended."""
+    machine: tuple[float, float, float]
+    own: float
+    reviews: int
+    """Rows in the reviews table."""
+    playing: int
+    """Group tables with a game going on."""
+    lags: int
+    """Samples of the simulator's event-loop lag so far."""
+
+
+def report_reviews(
+    windows: list[Window],
+    made: list[Move],
+    arrivals: Arrivals,
+    calls: list[ApiCall],
+    asked: dict[int, float],
+    made_by_now: int,
+    lags: list[float],
+) -> None:
+    """The measured time's two halves side by side, without and with the coach's reviews
+    running, and how the reviews went."""
+    start, split, end = windows
+    lists: list[tuple[list[float], list[float]]] = []
+    print(f"two windows of {split.clock - start.clock:.0f} s each:")
+    for name, a, b, lag in (
+        ("without reviews", start, split, sorted(lags[: split.lags])),
+        ("with reviews", split, end, sorted(lags[split.lags :])),
+    ):
+        inside = [m for m in made if a.time <= m.time < b.time]
+        answers = [m.answered for m in inside]
+        felt = [
+            got
+            for m in inside
+            for got in [arrivals.hand(m.next_actor, m.time, m.version)]
+            if got is not None
+        ]
+        lists.append((felt, answers))
+        took = b.clock - a.clock
+        cpu = b.cpu - a.cpu
+        workers = sum(v - a.workers.get(k, 0.0) for k, v in b.workers.items()) + (
+            b.reaped - a.reaped
+        )
+        busy, niced, total = (y - x for x, y in zip(a.machine, b.machine, strict=True))
+        print(
+            f"  {name}: {(b.moves - a.moves) / took:.1f} moves/s; "
+            f"group tables playing {a.playing} -> {b.playing}"
+        )
+        print(f"    press -> next actor's hand: {percentiles(felt)}")
+        print(f"    press -> callback answer:   {percentiles(answers)}")
+        print(
+            f"    CPU: bot {cpu:.1f} s ({cpu / took * 100:.0f}% of a core), processes under "
+            f"it ({len(b.workers)}) {workers:.1f} s, bench {b.own - a.own:.1f} s; machine "
+            f"{busy / total * 100:.0f}% busy, {niced / total * 100:.0f}% niced"
+        )
+        if lag:
+            print(
+                f"    simulator's event-loop lag p99 {lag[int(len(lag) * 0.99)] * 1000:.1f} ms, "
+                f"max {lag[-1] * 1000:.1f} ms"
+            )
+
+    def p99(values: list[float]) -> float:
+        values = sorted(values)
+        return values[min(len(values) - 1, int(len(values) * 0.99))] if values else float("nan")
+
+    (felt0, answers0), (felt1, answers1) = lists
+    print(
+        f"  p99 with/without reviews: next actor {p99(felt1) / p99(felt0):.2f}, "
+        f"callback answer {p99(answers1) / p99(answers0):.2f} (target: next actor <= 1.20)"
+    )
+    shown: dict[int, float] = {}
+    for call in calls:
+        chat = int(call.params.get("chat_id", 0))
+        if (
+            call.method in ("sendMessage", "editMessageText")
+            and call.applied
+            and chat in asked
+            and chat not in shown
+            and call.time >= asked[chat]
+            and any(word in str(call.params.get("text", "")) for word in REVIEWED)
+        ):
+            shown[chat] = call.time - asked[chat]
+    within = end.reviews - split.reviews
+    waits = sorted(v for k, v in shown.items() if asked[k] + v <= end.time)
+    print(
+        f"  reviews: {len(asked)} asked; {within} made and {len(waits)} shown within the window"
+        f" ({made_by_now} made and {len(shown)} shown 15 s later); /replay -> review shown "
+        + (f"p50 {statistics.median(waits):.1f} s, max {waits[-1]:.1f} s" if waits else "n/a")
+    )
+    if waits:
+        # the reviews' own stretch: the rest of the window has them done and fewer tables
+        # playing (games end), which would flatter the comparison
+        until = split.time + waits[-1]
+        during = [m for m in made if split.time <= m.time < until]
+        felt = [
+            got
+            for m in during
+            for got in [arrivals.hand(m.next_actor, m.time, m.version)]
+            if got is not None
+        ]
+        answers = [m.answered for m in during]
+        print(
+            f"  while the reviews ran (the window's first {waits[-1]:.0f} s, "
+            f"{len(during) / max(waits[-1], 1e-9):.1f} measured moves/s):"
+        )
+        print(f"    press -> next actor's hand: {percentiles(felt)}")
+        print(f"    press -> callback answer:   {percentiles(answers)}")
+        print(
+            f"    p99 against the window without: next actor {p99(felt) / p99(felt0):.2f}, "
+            f"callback answer {p99(answers) / p99(answers0):.2f}"
+        )
+    if within < len(asked):
+        print(
+            f"  WARNING: {len(asked) - within} reviews were still running when the window "
+            "ended; the second window did not cover them all (give more --seconds)"
+        )
+
+
 async def main(
     tables: int,
     players: int,
@@ -194,6 +433,7 @@ async def main(
     limits: str,
     faults: float,
     flood: bool,
+    reviews: int = 0,
 ) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
@@ -210,10 +450,18 @@ async def main(
             f"fake server: {limits} limits, faults {faults:.2%} timeouts + {faults / 2:.2%} 502s;"
             f" the bot with its default settings"
         )
+        # the coach's viewers: users of the fake server (it gives the ids) whose finished
+        # games are in the database before the bot opens it
+        reviewers = [await tg.create_user(f"R{i}") for i in range(reviews)]
+        if reviewers:
+            await seed_finished_games(db, reviewers, seed)
+            print(f"{reviews} finished games against the computer stored; each replays exactly")
         async with BotProcess(env, db.parent) as bot:
             assert bot.proc is not None
             pid = bot.proc.pid
             await tg.wait_for(lambda: tg.calls_to("getUpdates", include_pending=True), timeout=60)
+            for user in reviewers:
+                await tg.start_bot(user)
             await asyncio.sleep(1.0)
             base = rss_bytes(pid)
             groups = []
@@ -375,15 +623,58 @@ async def main(
                     marks["flood"] = tg.world.elapsed()
                     tg.force_429(1, retry_after=5, chat=groups[0][0])
 
+            half = seconds / 2
+            asked: dict[int, float] = {}
+
+            def reviews_made() -> int:
+                return int(con.execute("SELECT count(*) FROM reviews").fetchone()[0])
+
+            def window_marks() -> Window:
+                playing = con.execute(
+                    "SELECT count(*) FROM tables WHERE status = 'playing' AND chat_id < 0"
+                ).fetchone()[0]
+                return Window(
+                    time=tg.world.elapsed(),
+                    clock=time.monotonic(),
+                    moves=moves(),
+                    cpu=cpu_seconds(pid),
+                    workers=tree_cpu(pid),
+                    reaped=reaped_cpu(pid),
+                    machine=machine_cpu(),
+                    own=time.process_time(),
+                    reviews=reviews_made(),
+                    playing=int(playing),
+                    lags=len(lags),
+                )
+
+            windows: list[Window] = []
+
+            async def ask_reviews() -> None:
+                """Halfway through the measured time, each viewer sends /replay: the coach's
+                reviews start while the tables play on."""
+                if not reviewers:
+                    return
+                await asyncio.sleep(warmup)
+                windows.append(window_marks())
+                await asyncio.sleep(half)
+                windows.append(window_marks())
+                for user in reviewers:
+                    asked[user.id] = tg.world.elapsed()
+                    await tg.send_command(user, tg.private_chat(user), "replay")
+                await asyncio.sleep(max(0.0, stop - time.monotonic()))
+                windows.append(window_marks())
+
             await asyncio.gather(
                 measure(),
                 ticker(),
+                ask_reviews(),
                 *(
                     player(u, group, people, table, seat)
                     for table, (group, people) in zip(table_ids, groups, strict=True)
                     for seat, u in enumerate(people)
                 ),
             )
+            lagged = list(lags)  # in time order: the report below sorts them
             elapsed = time.monotonic() - marks["began"]
             gc.enable()
             moves0, calls0 = int(marks["moves"]), int(marks["calls"])
@@ -502,6 +793,8 @@ async def main(
             print(
                 f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
             )
+            if reviewers:
+                report_reviews(windows, made, arrivals, tg.calls, asked, reviews_made(), lagged)
             await bot.stop()
 
 
@@ -538,6 +831,14 @@ if __name__ == "__main__":
     parser.add_argument(
         "--flood", action="store_true", help="force a 429 (retry after 5 s) in one group"
     )
+    parser.add_argument(
+        "--reviews",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N players ask the coach for reviews halfway through the measured time "
+        "(the time is split into two windows, without and with them)",
+    )
     args = parser.parse_args()
     asyncio.run(
         main(
@@ -550,5 +851,6 @@ if __name__ == "__main__":
             args.limits,
             args.faults,
             args.flood,
+            args.reviews,
         )
     )
