@@ -447,7 +447,13 @@ class Presenter:
             # the setup of a game against the computer: nobody else to seat
             screen = (
                 r.render_settings(
-                    live.rules, lang, live.table_id, live.version, decoded.page, self._rt.codec
+                    live.rules,
+                    lang,
+                    live.table_id,
+                    live.version,
+                    decoded.page,
+                    self._rt.codec,
+                    solo=True,
                 )
                 if isinstance(decoded, cb.Settings)
                 else self._option_page(live, decoded, lang)

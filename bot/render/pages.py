@@ -34,8 +34,11 @@ def render_settings(
     version: int,
     page: str = "",
     codec: cb.CallbackCodec | None = None,
+    *,
+    solo: bool = False,
 ) -> Screen:
-    """The settings root (``page=""``, or any unknown page) or one group's page."""
+    """The settings root (``page=""``, or any unknown page) or one group's page; ``solo``:
+    of a game against the computer (whose player alone sets them)."""
     codec = codec or cb.CallbackCodec()
     back = cb.Settings(table_id, version)
     if page not in GROUPS:
@@ -44,7 +47,7 @@ def render_settings(
             "",
             rules_summary(rules, lang),
             "",
-            tr(lang, "settings.hint"),
+            tr(lang, "settings.hint_solo" if solo else "settings.hint"),
         ]
         buttons = []
         for group in GROUPS:
@@ -57,7 +60,8 @@ def render_settings(
                 buttons.append(Button.cb(_group_title(lang, group), codec, press))
         rows = chunk(buttons, 2)
         lobby = cb.Lobby(table_id, version)
-        rows.append((Button.cb(tr(lang, "settings.btn.lobby"), codec, lobby),))
+        back_label = tr(lang, "settings.btn.setup" if solo else "settings.btn.lobby")
+        rows.append((Button.cb(back_label, codec, lobby),))
         return Screen("\n".join(lines), Keyboard.of(rows))
     lines = [f"{tr(lang, 'settings.title')} › <b>{_group_title(lang, page)}</b>", ""]
     rows = []

@@ -238,3 +238,16 @@ def test_a_six_player_frame_fits_a_message() -> None:
         codec=CODEC,
     )
     assert text_length(render_replay(shown, people, "ru", rules).text) <= MAX_TEXT
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_settings_of_a_game_against_the_computer_speak_to_its_player(lang: Lang) -> None:
+    from bot.render import render_settings
+
+    solo = render_settings(Rules(), lang, 3, 1, codec=CODEC, solo=True)
+    group = render_settings(Rules(), lang, 3, 1, codec=CODEC)
+    assert tr(lang, "settings.hint_solo") in solo.text
+    assert tr(lang, "settings.hint") in group.text and tr(lang, "settings.hint") not in solo.text
+    assert solo.keyboard is not None and group.keyboard is not None
+    assert solo.keyboard.rows[-1][0].text == tr(lang, "settings.btn.setup")
+    assert kinds(solo.keyboard)[-1] == [cb.Lobby(3, 1)]
