@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Hashable
 
 from telegram import CallbackQuery, Update, User
@@ -36,12 +37,34 @@ log = logging.getLogger(__name__)
 class ReplayDesk:
     """Draws replay frames and redraws the messages that wait for the coach."""
 
+    CACHED = 64
+    """Replays kept rebuilt (a finished game never changes): the ones being stepped."""
+
     def __init__(self, rt: Runtime, coach: Coach | None) -> None:
         self._rt = rt
         self.coach = coach
+        self._replays: OrderedDict[tuple[int, int], Replay] = OrderedDict()
         self._waiting: dict[tuple[int, int, int], dict[tuple[int, int], int]] = {}
         """Replay messages waiting for a review, by (table, game, viewer): their steps."""
         self._tasks: set[asyncio.Task[None]] = set()
+
+    async def replay(self, table_id: int, game_no: int) -> Replay:
+        """A finished game, rebuilt and checked once, then kept while it is being watched;
+        :class:`Refused` if it cannot be replayed."""
+        key = (table_id, game_no)
+        found = self._replays.get(key)
+        if found is not None:
+            self._replays.move_to_end(key)
+            return found
+        assert self._rt.store is not None
+        try:
+            found = await load_replay(self._rt.store, table_id, game_no)
+        except ReplayError as exc:
+            raise Refused(exc.reason) from None
+        self._replays[key] = found
+        while len(self._replays) > self.CACHED:
+            self._replays.popitem(last=False)
+        return found
 
     async def _note(self, replay: Replay, user_id: int, seat: int) -> r.CoachNote:
         coach = self.coach
@@ -172,11 +195,7 @@ def desk_of(rt: Runtime) -> ReplayDesk:
 
 
 async def _load(rt: Runtime, table: int, game: int, user: User) -> tuple[Replay, int]:
-    assert rt.store is not None
-    try:
-        replay = await load_replay(rt.store, table, game)
-    except ReplayError as exc:
-        raise Refused(exc.reason) from None
+    replay = await desk_of(rt).replay(table, game)
     seat = replay.seat_of(user.id)
     if seat is None:
         raise Refused("replay_not_yours")

@@ -1,0 +1,125 @@
+"""Rebuilding finished games from the store: exact, or refused with the reason."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.replay import ReplayError, load_replay
+from bot.store import Outcome, Seat, SqliteStore
+from engine import Game, Result, Rules
+from engine.ai import make_player
+
+RULES = Rules(hand_size=4)
+SEATS = (Seat.human(1, "Ann"), Seat.computer("Computer 1", "normal"))
+
+
+async def play_into(
+    store: SqliteStore, table_id: int, version: int, seed: int, previous: Result | None
+) -> tuple[int, Game]:
+    """Start a game at the table and play it to the end through the store, as the table
+    service does; the table's version after it, and the final game."""
+    game = Game.new(RULES, players=2, seed=seed, previous=previous)
+    row = await store.start_game(table_id, version, seed=seed, game=game.to_json())
+    version = row.version
+    player = make_player("normal")
+    while game.result is None:
+        seat = game.to_act()[0]
+        action = player.choose(game.view(seat), RULES, seed=seed)
+        game.apply(action)
+        outcome = Outcome.from_result(game.result) if game.result is not None else None
+        saved = await store.save_action(
+            table_id,
+            version,
+            game=game.to_json(),
+            action=json.dumps(action.to_dict()),
+            seat=action.seat,
+            outcome=outcome,
+        )
+        version = saved.version
+    return version, game
+
+
+async def test_a_finished_game_replays_exactly_and_steps_stay_inside_it(tmp_path: Path) -> None:
+    async with SqliteStore.open(tmp_path / "d.sqlite3") as store:
+        lobby = await store.create_table(1, rules=RULES.model_dump_json(), seats=SEATS)
+        _, final = await play_into(store, lobby.table_id, lobby.version, 9, None)
+        replay = await load_replay(store, lobby.table_id, 1)
+        assert replay.total == final.moves and replay.seat_of(1) == 0 and replay.seat_of(2) is None
+        end, events = replay.at(replay.total)
+        assert end.to_json() == final.to_json() and events
+        assert replay.at(10**6)[0].to_json() == final.to_json()
+        start, nothing = replay.at(-3)
+        assert start.moves == 0 and nothing == []
+        # stepping never changes the replay's own deal
+        assert replay.at(0)[0].to_json() == start.to_json()
+
+
+async def test_a_series_later_game_replays_with_the_previous_result(tmp_path: Path) -> None:
+    async with SqliteStore.open(tmp_path / "d.sqlite3") as store:
+        lobby = await store.create_table(-5, rules=RULES.model_dump_json(), seats=SEATS)
+        version, first = await play_into(store, lobby.table_id, lobby.version, 3, None)
+        version = await store.update_lobby(lobby.table_id, version, reopen=True)
+        _, second = await play_into(store, lobby.table_id, version, 4, first.result)
+        replay = await load_replay(store, lobby.table_id, 2)
+        assert replay.at(replay.total)[0].to_json() == second.to_json()
+
+
+async def test_games_that_cannot_be_replayed_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "d.sqlite3"
+    async with SqliteStore.open(path) as store:
+        lobby = await store.create_table(1, rules=RULES.model_dump_json(), seats=SEATS)
+        with pytest.raises(ReplayError) as none:
+            await load_replay(store, lobby.table_id, 1)
+        assert none.value.reason == "replay_none"
+        running = await store.start_game(
+            lobby.table_id, lobby.version, seed=1, game=Game.new(RULES, players=2, seed=1).to_json()
+        )
+        with pytest.raises(ReplayError) as playing:
+            await load_replay(store, lobby.table_id, 1)
+        assert playing.value.reason == "replay_running"
+        await store.cancel_table(lobby.table_id, running.version)
+        with pytest.raises(ReplayError) as cancelled:
+            await load_replay(store, lobby.table_id, 1)
+        assert cancelled.value.reason == "replay_running"
+
+        other = await store.create_table(1, rules=RULES.model_dump_json(), seats=SEATS)
+        await play_into(store, other.table_id, other.version, 5, None)
+    # a log that does not lead to the stored end (a changed seed) is refused, not shown
+    con = sqlite3.connect(path)
+    con.execute("UPDATE games SET seed = seed + 1 WHERE table_id = ?", (other.table_id,))
+    con.commit()
+    con.close()
+    async with SqliteStore.open(path) as store:
+        with pytest.raises(ReplayError) as broken:
+            await load_replay(store, other.table_id, 1)
+        assert broken.value.reason == "replay_broken"
+
+
+async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: Path) -> None:
+    from bot.coach import Coach
+
+    async with SqliteStore.open(tmp_path / "d.sqlite3") as store:
+        lobby = await store.create_table(1, rules=RULES.model_dump_json(), seats=SEATS)
+        await play_into(store, lobby.table_id, lobby.version, 9, None)
+        replay = await load_replay(store, lobby.table_id, 1)
+        coach = Coach(store, workers=1, budget=3.0)
+        try:
+            first = coach.request(replay, 1, 0)
+            assert coach.request(replay, 1, 0) is first, "one analysis per game and viewer"
+            assert coach.running(lobby.table_id, 1, 1)
+            review = await first
+            assert review is not None and review.seat == 0 and review.decisions > 0
+            assert not coach.running(lobby.table_id, 1, 1)
+            kept = await store.get_review(lobby.table_id, 1, 1)
+            assert kept == review.to_json()
+            assert await coach.stored(lobby.table_id, 1, 1) == review
+            # asked again, it is read from the store, not analysed again
+            again = await coach.request(replay, 1, 0)
+            assert again == review
+        finally:
+            coach.close()
+        assert not Coach(store, workers=0).enabled
