@@ -699,28 +699,47 @@ class CallbackCodec:
         except (TypeError, ValueError) as exc:
             raise BadCallback("field", str(exc)) from None
 
-    def join_payload(self, table: int) -> str:
-        """A /start deep-link payload that seats its user at ``table`` (``[A-Za-z0-9_]``)."""
-        body = "j" + _enc_int(table)
+    def _payload(self, body: str) -> str:
         if self._key is not None:
             digest = hmac.new(self._key, body.encode("ascii"), hashlib.sha256).digest()
             body = f"{body}_{digest[:SIG_BYTES].hex()}"
         return body
 
-    def parse_join_payload(self, payload: object) -> int:
-        """The table a /start payload names; ``BadCallback`` if it is not one of ours."""
+    def _payload_body(self, payload: object, prefix: str) -> str:
+        """The body of a /start payload of ours that starts with ``prefix``, its signature
+        checked; ``BadCallback`` otherwise."""
         if not isinstance(payload, str) or len(payload) > 64 or not payload.isascii():
-            raise BadCallback("format", "not a join payload")
+            raise BadCallback("format", "not a start payload")
         body, _, sig = payload.partition("_")
-        if not body.startswith("j"):
-            raise BadCallback("kind", "not a join payload")
+        if not body.startswith(prefix):
+            raise BadCallback("kind", f"not a {prefix!r} payload")
         if self._key is not None:
             digest = hmac.new(self._key, body.encode("ascii"), hashlib.sha256).digest()
             if not hmac.compare_digest(digest[:SIG_BYTES].hex(), sig):
                 raise BadCallback("signature", "does not match")
         elif sig:
             raise BadCallback("format", "unexpected signature")
-        return _dec_int(body[1:])
+        return body[len(prefix) :]
+
+    def join_payload(self, table: int) -> str:
+        """A /start deep-link payload that seats its user at ``table`` (``[A-Za-z0-9_]``)."""
+        return self._payload("j" + _enc_int(table))
+
+    def parse_join_payload(self, payload: object) -> int:
+        """The table a /start payload names; ``BadCallback`` if it is not one of ours."""
+        return _dec_int(self._payload_body(payload, "j"))
+
+    def replay_payload(self, table: int, game: int) -> str:
+        """A /start deep-link payload that opens the replay of ``game`` of ``table``
+        (``[A-Za-z0-9_-]``, as Telegram allows)."""
+        return self._payload(f"r{_enc_int(table)}-{_enc_int(game)}")
+
+    def parse_replay_payload(self, payload: object) -> tuple[int, int]:
+        """The (table, game) a replay payload names; ``BadCallback`` if not one of ours."""
+        table, sep, game = self._payload_body(payload, "r").partition("-")
+        if not sep:
+            raise BadCallback("field", "not a replay payload")
+        return _dec_int(table), _dec_int(game)
 
 
 _PLAIN: Final = CallbackCodec()

@@ -30,6 +30,7 @@ from bot.handlers.common import (
     say,
     user_lang,
 )
+from bot.handlers.replay import replay_from_link
 from bot.i18n import pick_lang, tr
 from bot.runtime import Runtime, runtime
 from bot.sender import Content
@@ -170,6 +171,8 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     known = await remember(rt, user, started=True)
     lang = await user_lang(rt, user)
+    if context.args and await replay_from_link(rt, user, context.args[0], lang):
+        return
     if context.args:
         try:
             table_id = rt.codec.parse_join_payload(context.args[0])

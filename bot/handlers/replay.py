@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 
 from telegram import CallbackQuery, Update, User
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot import callbacks as cb
@@ -229,12 +230,16 @@ async def replay_button(
     if isinstance(decoded, cb.ReplayOpen):
         known = await remember(rt, user)
         await _load(rt, decoded.table, decoded.game, user)  # refusals before anything is sent
-        if not known.can_message:
-            raise Refused("open_private")
         in_private = query.message is not None and query.message.chat.id == user.id
-        if not await open_replay(rt, user, decoded.table, decoded.game, lang):
-            raise Refused("open_private")
-        await answer(query, None if in_private else say(lang, "replay_sent"))
+        if known.can_message and await open_replay(rt, user, decoded.table, decoded.game, lang):
+            await answer(query, None if in_private else say(lang, "replay_sent"))
+            return
+        # he never started the bot, or blocked it: the link opens the bot, /start the replay
+        link = r.replay_link(rt.bot_username, decoded.table, decoded.game, rt.codec)
+        try:
+            await query.answer(url=link)
+        except TelegramError:
+            raise Refused("open_private") from None
         return
     message = query.message
     if message is None or message.chat.id != user.id:
@@ -247,6 +252,20 @@ async def replay_button(
     if note.state == "working":
         desk.wait_for_coach(replay, user.id, seat, message.chat.id, message.message_id, step)
     await answer(query, say(lang, "replay_end") if step == replay.total else None)
+
+
+async def replay_from_link(rt: Runtime, user: User, payload: str, lang: Lang) -> bool:
+    """/start with a replay link's payload: open that replay; False if the payload is not
+    a replay link."""
+    try:
+        table, game = rt.codec.parse_replay_payload(payload)
+    except cb.BadCallback:
+        return False
+    try:
+        await open_replay(rt, user, table, game, lang)
+    except Refused as exc:
+        rt.out.post(user.id, Content(say(lang, exc.reason)))
+    return True
 
 
 async def cmd_replay(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -38,7 +38,7 @@ from .lobby import (
 )
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
-from .replay import CoachNote, ReplayFrame, action_words, render_replay
+from .replay import CoachNote, ReplayFrame, action_words, render_replay, replay_link
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
     SettingError,
@@ -121,6 +121,7 @@ __all__ = [
     "render_start",
     "render_stats",
     "render_table",
+    "replay_link",
     "reply_markup",
     "resolve_play",
     "resolve_tap",

@@ -43,7 +43,7 @@ from .common import (
 from .events import event_lines
 from .table import ROLE_ICONS, bout_lines, title_line, trump_line
 
-__all__ = ["CoachNote", "ReplayFrame", "action_words", "render_replay"]
+__all__ = ["CoachNote", "ReplayFrame", "action_words", "render_replay", "replay_link"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,15 @@ class ReplayFrame:
     """The seat of whoever watches (his moves are the coach's subject)."""
     coach: CoachNote = field(default_factory=lambda: CoachNote("off"))
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
+
+
+def replay_link(
+    bot_username: str, table_id: int, game_no: int, codec: cb.CallbackCodec | None = None
+) -> str:
+    """``https://t.me/<bot>?start=<payload>``: opens the bot and the replay (for a player
+    who never started it; usable as the ``url`` of ``answerCallbackQuery``)."""
+    payload = (codec or cb.CallbackCodec()).replay_payload(table_id, game_no)
+    return f"https://t.me/{bot_username}?start={payload}"
 
 
 def action_words(action: Action, lang: Lang, declared: Mapping[Card, Suit] | None = None) -> str:

@@ -285,3 +285,18 @@ def test_join_payload() -> None:
 def test_fields_of_every_kind_have_a_codec() -> None:
     for kind in cb._KINDS:
         assert len(kind.SPEC) == len(fields(kind)), kind.__name__
+
+
+@pytest.mark.parametrize("codec", [PLAIN, SIGNED], ids=["plain", "signed"])
+def test_replay_links_round_trip_and_refuse_anything_else(codec: CallbackCodec) -> None:
+    for table, game in ((1, 1), (35, 36), (2**40, 999)):
+        payload = codec.replay_payload(table, game)
+        assert len(payload) <= 64 and all(c.isalnum() or c in "_-" for c in payload)
+        assert codec.parse_replay_payload(payload) == (table, game)
+        with pytest.raises(BadCallback):
+            codec.parse_join_payload(payload)
+    with pytest.raises(BadCallback):
+        codec.parse_replay_payload(codec.join_payload(5))
+    for junk in ("", "r", "r5", "r5-", "r-5", "r05-1", None, "r1-1_zz"):
+        with pytest.raises(BadCallback):
+            codec.parse_replay_payload(junk)

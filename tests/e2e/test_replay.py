@@ -224,3 +224,38 @@ async def test_only_those_who_sat_at_the_table_may_watch_its_replay(tmp_path: Pa
             replay = tg.bot_messages(tg.private_chat(ann))[-1]
             assert "Friends" in replay.plain_text and "The deal" in replay.plain_text
         assert len(replay_games(db)) == 1
+
+
+async def test_a_player_who_blocked_the_bot_gets_a_link_that_opens_the_replay(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(2)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        settings = settings_for(tg, db, coach_workers=0)
+        async with bot_running(tg, db, settings=settings):
+            table = await Table.create(tg, 2)
+            await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=0))
+            await table.seat_everyone()
+            end = await table.finish(db, rng)
+            bob = table.users[1]
+            await tg.block_bot(bob)
+            replay_data = next(d for d in callback_buttons(end) if kind_of(d) == "R")
+            press = await tg.press(bob, end, data=replay_data)
+            answer = await press.answer(timeout=10)
+            assert answer.url is not None and "?start=r" in answer.url, answer
+            opened = await tg.open_link(bob, answer.url)
+            replay = await tg.wait_for_message(
+                tg.private_chat(bob),
+                lambda m: (
+                    m.message_id > opened.message_id
+                    and any(kind_of(d) == "F" for d in callback_buttons(m))
+                ),
+                timeout=10,
+            )
+            assert "The deal" in replay.plain_text and "Friends" in replay.plain_text
+            # the link opens nothing for someone who did not sit at that table
+            cid = await tg.create_user("Cid")
+            asked = await tg.open_link(cid, answer.url)
+            refusal = await tg.wait_for_message(tg.private_chat(cid), after=asked, timeout=10)
+            assert "Only those who sat at that table" in refusal.plain_text
