@@ -35,6 +35,7 @@ from bot.handlers.commands import (
     cmd_group_only,
     cmd_help,
     cmd_lang,
+    cmd_private_only,
     cmd_rules,
     cmd_start,
     cmd_stats,
@@ -67,6 +68,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("replay", cmd_replay, filters=private))
     app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))
     app.add_handler(CommandHandler("newgame", cmd_group_only, filters=private))
+    app.add_handler(CommandHandler(["play", "replay"], cmd_private_only, filters=group))
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -155,6 +155,21 @@ async def set_lang(
         rt.out.retire(key)
 
 
+async def cmd_private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/play and /replay sent in a group: they work in the private chat, which the button
+    opens."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    lang = await chat_lang(rt, chat.id, update.effective_user)
+    keyboard = None
+    if rt.bot_username:
+        link = r.Button.link(tr(lang, "lobby.btn.open_bot"), f"https://t.me/{rt.bot_username}")
+        keyboard = r.to_markup(r.Keyboard.of([[link]]))
+    await message.reply_text(say(lang, "private_only"), reply_markup=keyboard)
+
+
 async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Group commands sent in private: say where they belong."""
     rt = runtime(context)

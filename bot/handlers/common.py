@@ -56,6 +56,7 @@ SAYINGS: dict[str, str] = {
     "no_game": "err.no_game",
     "no_table": "err.no_lobby",
     "group_only": "err.group_only",
+    "private_only": "err.private_only",
     "gone": "cb.no_table",
     "table_gone": "cb.no_table",
     "not_yours": "cb.not_your_game",

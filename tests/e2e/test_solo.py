@@ -189,3 +189,59 @@ async def test_a_solo_game_and_a_group_game_side_by_side(tmp_path: Path) -> None
             # the group never saw the solo game
             group_texts = [m.plain_text for m in tg.bot_messages(table.group)]
             assert not any("Against the computer" in t for t in group_texts)
+
+
+async def test_the_commands_of_a_game_against_the_computer(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(5)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        settings = settings_for(tg, db, ai_delay=0.02)
+        async with bot_running(tg, db, settings=settings):
+            table = await Table.create(tg, 1)
+            await table.start_bots()
+            ann = Solo(tg, table.users[0])
+            private = tg.private_chat(ann.user)
+
+            async def reply_to(command: str) -> str:
+                asked = await ann.command(command)
+                found = await tg.wait_for_message(private, after=asked, timeout=10)
+                return found.plain_text
+
+            # /play in a group points to the private chat
+            answer = await table.command(0, "play")
+            assert "private chat" in answer.plain_text
+            assert answer.buttons and answer.buttons[0][0].url
+            assert "/play" in await reply_to("newgame")
+            assert "No game against the computer" in await reply_to("cancel")
+
+            # /cancel stops a game with no result and no tally
+            setup = await ann.open_setup()
+            first = table_of(callback_buttons(setup)[0])
+            assert first is not None
+            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await ann.play(first, rng, presses=2)
+            await ann.command("cancel")
+            await tg.wait_for(lambda: stored(db, first).status == "cancelled", timeout=10)
+            await tg.wait_for(lambda: "cancelled" in setup.plain_text, timeout=10)
+            assert not callback_buttons(setup)
+            assert query(db, "SELECT count(*) FROM tallies WHERE chat_id = ?", ann.user.id) == [
+                (0,)
+            ]
+
+            # /leave gives the next one up: he is the durak, and it counts
+            setup = await ann.open_setup()
+            second = table_of(callback_buttons(setup)[0])
+            assert second is not None and second != first
+            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await tg.wait_for(lambda: of_table(setup, second, HAND_KINDS), timeout=10)
+            await ann.command("leave")
+            await tg.wait_for(lambda: ann.ends(second), timeout=10, what="the end")
+            end = ann.ends(second)[-1]
+            assert "Ann gave up" in end.plain_text, end.plain_text
+            durak = query(
+                db,
+                "SELECT durak FROM tallies WHERE chat_id = ? AND player = ?",
+                ann.user.id,
+                f"u:{ann.user.id}",
+            )
+            assert durak == [(1,)]
