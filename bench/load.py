@@ -349,6 +349,7 @@ def report_reviews(
             b.reaped - a.reaped
         )
         busy, niced, total = (y - x for x, y in zip(a.machine, b.machine, strict=True))
+        others = busy - cpu - workers - (b.own - a.own)
         print(
             f"  {name}: {(b.moves - a.moves) / took:.1f} moves/s; "
             f"group tables playing {a.playing} -> {b.playing}"
@@ -357,8 +358,9 @@ def report_reviews(
         print(f"    press -> callback answer:   {percentiles(answers)}")
         print(
             f"    CPU: bot {cpu:.1f} s ({cpu / took * 100:.0f}% of a core), processes under "
-            f"it ({len(b.workers)}) {workers:.1f} s, bench {b.own - a.own:.1f} s; machine "
-            f"{busy / total * 100:.0f}% busy, {niced / total * 100:.0f}% niced"
+            f"it ({len(b.workers)}) {workers:.1f} s, bench {b.own - a.own:.1f} s, anything "
+            f"else on the machine {others:.1f} s; machine {busy / total * 100:.0f}% busy, "
+            f"{niced / total * 100:.0f}% niced"
         )
         if lag:
             print(

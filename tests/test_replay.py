@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -120,6 +122,10 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
             # asked again, it is read from the store, not analysed again
             again = await coach.request(replay, 1, 0)
             assert again == review
+            # the worker yields the CPU to the bot: it runs only on time nobody else wants
+            loop = asyncio.get_running_loop()
+            policy = await loop.run_in_executor(coach._executor(), os.sched_getscheduler, 0)
+            assert policy == os.SCHED_IDLE
         finally:
             coach.close()
         assert not Coach(store, workers=0).enabled
