@@ -436,6 +436,7 @@ async def main(
     faults: float,
     flood: bool,
     reviews: int = 0,
+    bot_settings: tuple[str, ...] = (),
 ) -> None:
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
@@ -448,9 +449,12 @@ async def main(
             "DURAK_LOG_LEVEL": "WARNING",
             "DURAK_DEFAULT_LANGUAGE": "en",
         }
+        changed = dict(item.split("=", 1) for item in bot_settings)
+        env.update(changed)
         print(
             f"fake server: {limits} limits, faults {faults:.2%} timeouts + {faults / 2:.2%} 502s;"
-            f" the bot with its default settings"
+            " the bot with its default settings"
+            + (f" but {', '.join(bot_settings)}" if changed else "")
         )
         # the coach's viewers: users of the fake server (it gives the ids) whose finished
         # games are in the database before the bot opens it
@@ -841,7 +845,16 @@ if __name__ == "__main__":
         help="N players ask the coach for reviews halfway through the measured time "
         "(the time is split into two windows, without and with them)",
     )
+    parser.add_argument(
+        "--bot-setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a setting of the bot's own (e.g. DURAK_COACH_WORKERS=0 for a control run)",
+    )
     args = parser.parse_args()
+    if any("=" not in item for item in args.bot_setting):
+        parser.error("--bot-setting takes NAME=VALUE")
     asyncio.run(
         main(
             args.tables,
@@ -854,5 +867,6 @@ if __name__ == "__main__":
             args.faults,
             args.flood,
             args.reviews,
+            tuple(args.bot_setting),
         )
     )

@@ -1,8 +1,9 @@
 """The coach at run time: analyses finished games off the event loop and keeps the results.
 
 The analysis (:func:`engine.ai.coach.review`) is CPU work of a few seconds, so it runs in
-worker processes in the idle scheduling class: a review never holds the event loop or
-the interpreter lock, and the operating system serves the games' process first. Each game
+worker processes (:mod:`bot.coach_worker`) in the idle scheduling class: a review never
+holds the event loop or the interpreter lock, and the operating system serves the games'
+process first. Each game
 is analysed once per viewer; the review is stored, and a second request while one runs
 waits for the same analysis.
 """
@@ -10,46 +11,20 @@ waits for the same analysis.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import multiprocessing
-import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from bot.coach_worker import analyse, lower_priority, prepare
 from bot.replay import Replay
 from bot.store import Store
-from engine import Game, Rules, action_from_dict
-from engine.ai.coach import Review, review
+from engine.ai.coach import Review
 
-__all__ = ["Coach", "analyse"]
+__all__ = ["Coach"]
 
 log = logging.getLogger(__name__)
-
-NICENESS = 10
-"""How much lower the workers' priority is than the bot's (``nice``), where the idle
-scheduling class is not available."""
-
-
-def _lower_priority() -> None:
-    """Worker start-up: yield the CPU to the bot's own process. Linux's idle class runs a
-    worker only on CPU time nobody else wants, so a woken bot takes the core at once (a
-    worker merely at nice 10 still delays it); elsewhere the worker is niced."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (OSError, AttributeError):
-        with contextlib.suppress(OSError, AttributeError):
-            os.nice(NICENESS)
-
-
-def analyse(start: str, actions: list[str], rules: str, seat: int, seed: int, budget: float) -> str:
-    """One review, as a worker runs it: JSON in (the deal, the actions, the rules), the
-    review's JSON out, so that nothing but text crosses the process boundary."""
-    game = Game.from_json(start)
-    moves = [action_from_dict(json.loads(a)) for a in actions]
-    found = review(game, moves, Rules.model_validate_json(rules), seat, seed=seed, budget=budget)
-    return found.to_json()
 
 
 class Coach:
@@ -130,7 +105,9 @@ class Coach:
         try:
             text = await loop.run_in_executor(self._executor(), analyse, *job)
         except BrokenProcessPool:
-            log.exception("table %s game %s: the coach's worker died", record.table_id, seat)
+            log.exception(
+                "table %s game %s: the coach's worker died", record.table_id, record.game_no
+            )
             self._pool = None
             return None
         except Exception:
@@ -149,13 +126,22 @@ class Coach:
         )
         return found
 
+    def start(self) -> None:
+        """Start the workers now (at the bot's start-up): starting a process pauses the
+        bot for a moment, which should not fall in the middle of the evening's games."""
+        if not self.enabled:
+            return
+        pool = self._executor()
+        for _ in range(self._workers):
+            pool.submit(prepare)  # a pool starts a process for each job none is idle for
+
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn: a fresh interpreter, never a fork of a process with threads running
             self._pool = ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=lower_priority,
             )
         return self._pool
 

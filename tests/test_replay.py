@@ -110,6 +110,13 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
         replay = await load_replay(store, lobby.table_id, 1)
         coach = Coach(store, workers=1, budget=3.0)
         try:
+            # a worker starts light: in the idle class, before it has imported the engine
+            loop = asyncio.get_running_loop()
+            pool = coach._executor()
+            policy = await loop.run_in_executor(pool, os.sched_getscheduler, 0)
+            assert policy == os.SCHED_IDLE
+            names = await loop.run_in_executor(pool, eval, "sorted(__import__('sys').modules)")
+            assert {"engine", "pydantic", "telegram", "aiosqlite"}.isdisjoint(names)
             first = coach.request(replay, 1, 0)
             assert coach.request(replay, 1, 0) is first, "one analysis per game and viewer"
             assert coach.running(lobby.table_id, 1, 1)
@@ -122,10 +129,6 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
             # asked again, it is read from the store, not analysed again
             again = await coach.request(replay, 1, 0)
             assert again == review
-            # the worker yields the CPU to the bot: it runs only on time nobody else wants
-            loop = asyncio.get_running_loop()
-            policy = await loop.run_in_executor(coach._executor(), os.sched_getscheduler, 0)
-            assert policy == os.SCHED_IDLE
         finally:
             coach.close()
         assert not Coach(store, workers=0).enabled

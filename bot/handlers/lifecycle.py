@@ -81,6 +81,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         presenter.adopt_messages(live)
         await presenter.redraw(live, [])
         log.info("table %s: game resumed", live.table_id)
+    coach.start()
     if app.job_queue is not None:
         app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
 

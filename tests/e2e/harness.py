@@ -40,6 +40,8 @@ def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
         "DURAK_DB_PATH": db,
         "group_edit_interval": 0.08,
         "private_edit_interval": 0.02,
+        # the coach's worker process only where a test asks for it
+        "coach_workers": 0,
         **changes,
     }
     return Settings(**values)

@@ -86,7 +86,7 @@ async def step_to(solo: Solo, replay: FakeMessage, label: str, expected: int) ->
 async def test_a_replay_steps_from_the_deal_to_the_end_and_stays_there(tmp_path: Path) -> None:
     db = tmp_path / "durak.sqlite3"
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        settings = settings_for(tg, db, ai_delay=0.02, coach_workers=0)
+        settings = settings_for(tg, db, ai_delay=0.02)
         async with bot_running(tg, db, settings=settings):
             solo, table_id, end = await finished_solo(tg, db, take=False, seed=2)
             replay = await open_replay(solo, end)
@@ -131,7 +131,7 @@ async def test_the_coach_marks_the_moves_of_a_player_who_always_takes(tmp_path: 
     db = tmp_path / "durak.sqlite3"
     rng = random.Random(3)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        settings = settings_for(tg, db, ai_delay=0.02, coach_budget=20.0)
+        settings = settings_for(tg, db, ai_delay=0.02, coach_workers=1, coach_budget=20.0)
         async with bot_running(tg, db, settings=settings):
             solo, table_id, end = await finished_solo(tg, db, take=True, seed=3)
             for _ in range(4):
@@ -193,7 +193,7 @@ async def test_only_those_who_sat_at_the_table_may_watch_its_replay(tmp_path: Pa
     db = tmp_path / "durak.sqlite3"
     rng = random.Random(6)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        settings = settings_for(tg, db, coach_workers=0)
+        settings = settings_for(tg, db)
         async with bot_running(tg, db, settings=settings):
             table = await Table.create(tg, 2)
             await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=0))
@@ -232,7 +232,7 @@ async def test_a_player_who_blocked_the_bot_gets_a_link_that_opens_the_replay(
     db = tmp_path / "durak.sqlite3"
     rng = random.Random(2)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        settings = settings_for(tg, db, coach_workers=0)
+        settings = settings_for(tg, db)
         async with bot_running(tg, db, settings=settings):
             table = await Table.create(tg, 2)
             await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=0))

@@ -1,0 +1,52 @@
+"""What runs in the coach's worker processes; kept apart so that a worker starts light.
+
+A worker is a fresh interpreter: it imports this module to reach its start-up function,
+which lowers its priority first, and only the first review imports the engine, at that
+lower priority. (Importing the bot and the engine at the bot's own priority would take a
+second of CPU from the games each time a worker starts.) Nothing here imports more than
+the standard library at import time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+__all__ = ["NICENESS", "analyse", "lower_priority", "prepare"]
+
+NICENESS = 10
+"""How much lower a worker's priority is than the bot's (``nice``), where the idle
+scheduling class is not available."""
+
+
+def lower_priority() -> None:
+    """Worker start-up: yield the CPU to the bot. Linux's idle class runs the worker only
+    on CPU time nobody else wants, so a woken bot takes the core at once (a worker merely
+    at nice 10 still delays it); elsewhere the worker is niced."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError):
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(NICENESS)
+
+
+def analyse(start: str, actions: list[str], rules: str, seat: int, seed: int, budget: float) -> str:
+    """One review, as a worker runs it: JSON in (the deal, the actions, the rules), the
+    review's JSON out, so that nothing but text crosses the process boundary."""
+    import json
+
+    from engine import Game, Rules, action_from_dict
+    from engine.ai.coach import review
+
+    game = Game.from_json(start)
+    moves = [action_from_dict(json.loads(a)) for a in actions]
+    found = review(game, moves, Rules.model_validate_json(rules), seat, seed=seed, budget=budget)
+    return found.to_json()
+
+
+def prepare() -> int:
+    """Import what a review needs (at the worker's low priority, before any review is
+    asked for); the worker's pid."""
+    import engine.ai.coach  # noqa: F401
+
+    return os.getpid()
