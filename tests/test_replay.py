@@ -132,3 +132,31 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
         finally:
             coach.close()
         assert not Coach(store, workers=0).enabled
+
+
+def test_a_worker_rests_as_long_as_it_worked_slice_by_slice() -> None:
+    from bot.coach_worker import Pacer
+
+    now = [0.0]
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    pacer = Pacer(share=0.5, slice_seconds=0.004, clock=lambda: now[0], sleep=sleep)
+    for _ in range(10):  # 1 ms of work between calls: a rest after every fourth
+        now[0] += 0.001
+        pacer()
+    assert slept == pytest.approx([0.004, 0.004])
+    assert pacer.rested == pytest.approx(0.008)
+    quarter = Pacer(share=0.25, slice_seconds=0.002, clock=lambda: now[0], sleep=sleep)
+    now[0] += 0.002
+    quarter()
+    assert slept[-1] == pytest.approx(0.006), "a quarter of a core: three times the work"
+    whole = Pacer(share=1.0, clock=lambda: now[0], sleep=sleep)
+    now[0] += 1.0
+    whole()
+    assert len(slept) == 3, "a whole core never rests"
+    with pytest.raises(ValueError):
+        Pacer(share=0)

@@ -33,7 +33,7 @@ import json
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -194,11 +194,13 @@ def review(
     worlds: int = WORLDS,
     budget: float | None = 4.5,
     config: SearchConfig | None = None,
+    pace: Callable[[], None] | None = None,
 ) -> Review:
     """Review ``seat``'s play in the game that starts at ``initial`` and went through
     ``actions`` (legal, as logged). ``budget``: CPU seconds for the whole review (None: no
-    limit); ``config``: the hard player asked (default :data:`SEARCH`). See the module
-    docstring."""
+    limit); ``config``: the hard player asked (default :data:`SEARCH`); ``pace``: called
+    after every sampled world played out (a caller that shares the CPU may rest there;
+    the budget counts CPU time only). See the module docstring."""
     if worlds < 2:
         raise ValueError("a comparison needs at least 2 worlds")
     start = time.process_time()
@@ -216,7 +218,7 @@ def review(
             if len(choices) > 1:
                 try:
                     found = _examine(
-                        view, choices, action, rules, seed, cfg, worlds, threshold, deadline
+                        view, choices, action, rules, seed, cfg, worlds, threshold, deadline, pace
                     )
                 except _OutOfTime:
                     break
@@ -238,13 +240,14 @@ def _examine(
     worlds: int,
     threshold: float,
     deadline: float | None,
+    pace: Callable[[], None] | None = None,
 ) -> tuple[Action, float, float] | None:
     """One decision: ``(suggested, before, after)`` for a mark, None for none. Raises
     :class:`_OutOfTime` when the budget runs out before the decision is judged."""
     if deadline is not None:
         left = max(0.0, deadline - time.process_time())
         cfg = replace(cfg, budget=left if cfg.budget is None else min(cfg.budget, left))
-    suggested = search_action(view, rules, seed, cfg)
+    suggested = search_action(view, rules, seed, cfg, pace)
     if deadline is not None and time.process_time() > deadline:
         raise _OutOfTime
     if suggested == played:
@@ -264,7 +267,7 @@ def _examine(
     pair = _Pair(builder, random.Random(_seed(seed, view)), suggested, played)
     playout = Playout(rules, view.seat, view.public.teams, cfg.max_steps)
     for stage, size in enumerate((max(1, worlds // 2), worlds, CONFIRM * worlds)):
-        pair.play(size, playout, deadline)
+        pair.play(size, playout, deadline, pace)
         good, bad = pair.good, pair.bad
         n = len(good)
         if n < 2:
@@ -297,7 +300,13 @@ class _Pair:
         self.bad: list[float] = []
         self.failures = 0
 
-    def play(self, size: int, playout: Playout, deadline: float | None) -> None:
+    def play(
+        self,
+        size: int,
+        playout: Playout,
+        deadline: float | None,
+        pace: Callable[[], None] | None = None,
+    ) -> None:
         """Play worlds until there are ``size``, or until sampling keeps failing (as in
         the search: more failures than worlds, past the first three)."""
         good, bad = self.good, self.bad
@@ -319,6 +328,8 @@ class _Pair:
                 continue
             good.append(playout.run(world))
             bad.append(playout.run(other))
+            if pace is not None:
+                pace()
 
 
 def _seed(seed: int, view: SeatView) -> int:

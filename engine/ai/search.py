@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,9 +146,14 @@ class Playout:
 
 
 def search_action(
-    view: SeatView, rules: Rules, seed: int = 0, config: SearchConfig | None = None
+    view: SeatView,
+    rules: Rules,
+    seed: int = 0,
+    config: SearchConfig | None = None,
+    pace: Callable[[], None] | None = None,
 ) -> Action:
-    """The hard player's choice for ``view`` (see the module docstring)."""
+    """The hard player's choice for ``view`` (see the module docstring). ``pace`` is called
+    after every world (a caller that shares the CPU may rest there)."""
     cfg = config or SearchConfig()
     acts = [a for a in view.actions if type(a) is not Timeout]
     if not acts:
@@ -193,6 +198,8 @@ def search_action(
         if done in cuts and len(alive) > 2:
             alive.sort(key=lambda i: (-_mean(total[i], count[i]), i))
             alive = sorted(alive[: (len(alive) + 1) // 2])
+        if pace is not None:
+            pace()
         if cfg.budget is not None and time.process_time() - start > cfg.budget:
             break
     if not any(count):

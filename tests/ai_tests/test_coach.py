@@ -307,3 +307,28 @@ def test_a_malformed_mark_is_refused() -> None:
     for key, value in (("move", 0), ("before", 1.5), ("after", "x"), ("played", {})):
         with pytest.raises(ValueError):
             Mark.from_dict({**good, key: value})
+
+
+def test_a_paced_review_rests_between_worlds_and_finds_the_same() -> None:
+    game = taker_game()
+    calls = 0
+
+    def pace() -> None:
+        nonlocal calls
+        calls += 1
+
+    paced = review(
+        game.initial,
+        game.actions,
+        PODKIDNOY,
+        0,
+        seed=5,
+        worlds=WORLDS,
+        budget=None,
+        config=QUICK,
+        pace=pace,
+    )
+    # called after every world of the hard player's searches and of the comparisons
+    assert calls >= paced.decisions * QUICK.worlds
+    assert paced.marks == taker_review().marks
+    assert paced.decisions == taker_review().decisions
