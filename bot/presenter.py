@@ -443,46 +443,33 @@ class Presenter:
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
         """Show a settings page, an option's values, the AI picker, or the lobby again."""
-        if isinstance(decoded, cb.Settings | cb.Option) and live.solo:
-            # the setup of a game against the computer: nobody else to seat
-            screen = (
-                r.render_settings(
-                    live.rules,
-                    lang,
-                    live.table_id,
-                    live.version,
-                    decoded.page,
-                    self._rt.codec,
-                    solo=True,
-                )
-                if isinstance(decoded, cb.Settings)
-                else self._option_page(live, decoded, lang)
-            )
-            self._show_group(live, screen, lang, priority=Priority.OWN)
-            return
         if isinstance(decoded, cb.Settings):
             screen = r.render_settings(
-                live.rules, lang, live.table_id, live.version, decoded.page, self._rt.codec
+                live.rules,
+                lang,
+                live.table_id,
+                live.version,
+                decoded.page,
+                self._rt.codec,
+                solo=live.solo,
             )
         elif isinstance(decoded, cb.Option):
-            screen = self._option_page(live, decoded, lang)
+            try:
+                screen = r.render_option(
+                    live.rules, lang, live.table_id, live.version, decoded.option, self._rt.codec
+                )
+            except r.SettingError:
+                raise Refused("bad_setting") from None
         elif isinstance(decoded, cb.AiMenu):
             ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
             screen = r.render_ai_picker(lang, ctx)
         else:
             self._app.create_task(self._draw_lobby(live, lang))
             return
-        ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
-        screen = r.with_seats(screen, self._players(live), lang, ctx)
+        if not live.solo:  # a game against the computer has nobody else to seat
+            ctx = r.LobbyContext(live.table_id, live.version, codec=self._rt.codec)
+            screen = r.with_seats(screen, self._players(live), lang, ctx)
         self._show_group(live, screen, lang, priority=Priority.OWN)
-
-    def _option_page(self, live: Live, decoded: cb.Option, lang: Lang) -> r.Screen:
-        try:
-            return r.render_option(
-                live.rules, lang, live.table_id, live.version, decoded.option, self._rt.codec
-            )
-        except r.SettingError:
-            raise Refused("bad_setting") from None
 
     def rematch(self, live: Live) -> None:
         """A finished table became a lobby again: it is drawn in a new message below the

@@ -250,3 +250,39 @@ async def test_the_commands_of_a_game_against_the_computer(tmp_path: Path) -> No
                 f"u:{ann.user.id}",
             )
             assert durak == [(1,)]
+
+
+async def test_the_setup_s_settings_are_his_and_remembered(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg, bot_running(tg, db):
+        solo = await Solo.create(tg)
+        setup = await solo.open_setup()
+        table_id = table_of(callback_buttons(setup)[0])
+        assert table_id is not None
+
+        def kinds() -> set[str]:
+            return {kind_of(d) for d in callback_buttons(setup)}
+
+        async def press_kind(kind: str, pick: int = 0) -> None:
+            before = callback_buttons(setup)
+            choices = [d for d in before if kind_of(d) == kind]
+            assert choices, (kind, before)
+            text = await solo.press(setup, choices[pick % len(choices)])
+            assert text is None, text
+            await tg.wait_for(lambda: callback_buttons(setup) != before, timeout=10)
+
+        await press_kind("g")
+        assert "next games against the computer" in setup.plain_text
+        assert not kinds() & set("jlab"), "no Join, Leave or computer players one by one"
+        rules_before = query(db, "SELECT rules FROM tables WHERE table_id = ?", table_id)
+        while "v" not in kinds():
+            await press_kind("o" if "o" in kinds() else "g")
+        await press_kind("v", pick=1)
+        rules_after = query(db, "SELECT rules FROM tables WHERE table_id = ?", table_id)
+        assert rules_after != rules_before
+        kept = query(db, "SELECT default_rules FROM chats WHERE chat_id = ?", solo.user.id)
+        assert kept == rules_after, "his next game against the computer starts with them"
+        # back, page by page, to the setup
+        while "w" not in kinds():
+            await press_kind("y" if "y" in kinds() else "g", pick=-1)
+        assert "A game against the computer" in setup.plain_text
