@@ -23,7 +23,7 @@ from bot.render import (
     render_solo_lobby,
 )
 from bot.render.common import MAX_TEXT, card_text, text_length
-from engine import Game, Result, Rules
+from engine import Event, Game, Result, Rules
 from engine.actions import Cover, Lead, Pass, Take, Throw, Transfer
 from engine.ai import make_player
 from engine.ai.coach import Mark
@@ -135,9 +135,13 @@ def test_moves_in_words() -> None:
     assert action_words(Transfer(0, seven), "en") == f"transfer with {card_text(seven)}"
 
 
+EVENTS: dict[int, tuple[Event, ...]] = {}
+"""What each move of :func:`played_game` caused, by move number."""
+
+
 def played_game(seed: int = 5) -> tuple[Game, list[Game]]:
     """A seeded 2-player game played by two normal computer players: the deal and every
-    position after it."""
+    position after it (what each move caused in :data:`EVENTS`)."""
     rules = Rules(hand_size=4)
     game = Game.new(rules, players=2, seed=seed)
     start = game.copy()
@@ -145,8 +149,9 @@ def played_game(seed: int = 5) -> tuple[Game, list[Game]]:
     player = make_player("normal")
     while game.result is None:
         seat = game.to_act()[0]
-        game.apply(player.choose(game.view(seat), rules, seed=seed))
+        events = game.apply(player.choose(game.view(seat), rules, seed=seed))
         positions.append(game.copy())
+        EVENTS[len(positions) - 1] = tuple(events)
     return start, positions
 
 
@@ -158,6 +163,7 @@ def frame(game: Game, step: int, total: int, note: CoachNote, title: str = "") -
         total=total,
         public=game.public_view(),
         hands=tuple(game.view(s).hand for s in range(2)),
+        events=EVENTS.get(step, ()),
         group_title=title,
         viewer=0,
         coach=note,
