@@ -3,9 +3,8 @@
 The analysis (:func:`engine.ai.coach.review`) is CPU work of a few seconds, so it runs in
 worker processes (:mod:`bot.coach_worker`) in the idle scheduling class: a review never
 holds the event loop or the interpreter lock, and the operating system serves the games'
-process first. Each game
-is analysed once per viewer; the review is stored, and a second request while one runs
-waits for the same analysis.
+process first. Each game is analysed once per viewer; the review is stored, and a second
+request while one runs waits for the same analysis.
 """
 
 from __future__ import annotations
@@ -43,11 +42,6 @@ class Coach:
     def enabled(self) -> bool:
         """Whether the coach works at all (``DURAK_COACH_WORKERS`` above 0)."""
         return self._workers > 0
-
-    @property
-    def busy(self) -> int:
-        """Reviews being made now."""
-        return len(self._running)
 
     async def stored(self, table_id: int, game_no: int, user_id: int) -> Review | None:
         """The review kept for this game and viewer, if it was made."""
