@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,7 @@ from bot import callbacks as cb
 from bot import render as r
 from bot.i18n import Lang, pick_lang, tr
 from bot.sender import Content, Priority
-from bot.store import TableStatus
+from bot.store import Seat, TableStatus
 from bot.tables import Live, Refused
 from engine import Card
 from engine.actions import Event
@@ -31,12 +31,17 @@ from engine.actions import Event
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
-__all__ = ["AI_LEVELS", "Presenter", "solo_opponents"]
+__all__ = ["AI_LEVELS", "Presenter", "players_of", "solo_opponents"]
 
 log = logging.getLogger(__name__)
 
 AI_LEVELS = ("easy", "normal", "hard")
 """Computer players' levels, in the order the lobby's buttons number them."""
+
+
+def players_of(seats: Sequence[Seat]) -> list[r.Player]:
+    """The seats as the renderers name them (computer players with their level)."""
+    return [r.Player(s.name, AI_LEVELS.index(s.ai) if s.ai in AI_LEVELS else None) for s in seats]
 
 
 def solo_opponents(live: Live) -> tuple[int, int]:
@@ -103,24 +108,22 @@ class Presenter:
         return shown
 
     def _players(self, live: Live) -> list[r.Player]:
-        return [
-            r.Player(s.name, AI_LEVELS.index(s.ai) if s.ai in AI_LEVELS else None)
-            for s in live.row.seats
-        ]
+        return players_of(live.row.seats)
 
     async def _group_lang(self, live: Live) -> Lang:
         if live.solo:
-            return await self._user_lang(live.row.chat_id)  # his private chat speaks his
+            return await self.user_lang(live.row.chat_id)  # his private chat speaks his
         assert self._rt.store is not None
         row = await self._rt.store.get_chat(live.row.chat_id)
         lang = pick_lang(self._rt.settings.default_language, row.language if row else None)
         self._langs[live.row.chat_id] = lang
         return lang
 
-    async def _user_lang(self, user_id: int) -> Lang:
+    async def user_lang(self, user_id: int) -> Lang:
+        """The language to speak to a user in private: his /lang choice, else his
+        Telegram language."""
         assert self._rt.store is not None
         row = await self._rt.store.get_user(user_id)
-        # the stored language is his /lang choice, or else his Telegram language
         return pick_lang(None, row.language if row else None, self._rt.settings.default_language)
 
     def note_title(self, chat_id: int, title: str | None) -> None:
@@ -294,7 +297,7 @@ class Presenter:
     ) -> None:
         game = live.game
         assert game is not None
-        lang = await self._user_lang(user_id)
+        lang = await self.user_lang(user_id)
         if live.solo:
             ctx = replace(self._ctx(live), group_title=tr(lang, "solo.where"))
         else:
@@ -512,7 +515,7 @@ class Presenter:
             key = self._hand_key(live, seat)
             if self._rt.out.message_id(key) is None:
                 continue
-            text = r.render_cancelled(await self._user_lang(who.user_id), by)
+            text = r.render_cancelled(await self.user_lang(who.user_id), by)
             self._rt.out.show(key, who.user_id, Content(text))
 
     async def removed(self, live: Live) -> None:

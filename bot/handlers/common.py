@@ -218,8 +218,9 @@ def as_markup(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:
     return screen.text, r.to_markup(screen.keyboard)
 
 
-async def default_rules(rt: Runtime, chat_id: int) -> Rules:
-    """The group's last used rules, else the operator's default rules."""
+async def default_rules(rt: Runtime, chat_id: int, fallback: Rules | None = None) -> Rules:
+    """The chat's last used rules (a group's; a private chat's are its player's for his
+    games against the computer), else ``fallback``, else the operator's default rules."""
     assert rt.store is not None
     row = await rt.store.get_chat(chat_id)
     if row is not None and row.default_rules:
@@ -227,7 +228,7 @@ async def default_rules(rt: Runtime, chat_id: int) -> Rules:
             return Rules.model_validate_json(row.default_rules)
         except ValueError:
             log.warning("chat %s: stored default rules unreadable", chat_id)
-    return rt.settings.default_rules
+    return fallback if fallback is not None else rt.settings.default_rules
 
 
 async def group_table(

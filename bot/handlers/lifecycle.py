@@ -70,7 +70,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     )
     rt.service = TableService(rt.store)
     coach = Coach(rt.store, workers=rt.settings.coach_workers, budget=rt.settings.coach_budget)
-    rt.extras["replays"] = ReplayDesk(rt, coach)
+    rt.extras["replays"] = ReplayDesk(rt, presenter, coach)
     await set_commands(app)
     pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
     for live in await rt.service.load_running():

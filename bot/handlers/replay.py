@@ -22,8 +22,8 @@ from bot import callbacks as cb
 from bot import render as r
 from bot.coach import Coach
 from bot.handlers.common import answer, remember, say, user_lang
-from bot.i18n import Lang, pick_lang
-from bot.presenter import AI_LEVELS, Presenter
+from bot.i18n import Lang
+from bot.presenter import Presenter, players_of
 from bot.replay import Replay, ReplayError, load_replay
 from bot.runtime import Runtime, runtime
 from bot.sender import Content, Priority
@@ -41,8 +41,9 @@ class ReplayDesk:
     CACHED = 64
     """Replays kept rebuilt (a finished game never changes): the ones being stepped."""
 
-    def __init__(self, rt: Runtime, coach: Coach | None) -> None:
+    def __init__(self, rt: Runtime, presenter: Presenter, coach: Coach | None) -> None:
         self._rt = rt
+        self._presenter = presenter
         self.coach = coach
         self._replays: OrderedDict[tuple[int, int], Replay] = OrderedDict()
         self._waiting: dict[tuple[int, int, int], dict[tuple[int, int], int]] = {}
@@ -109,14 +110,9 @@ class ReplayDesk:
         step: int,
         note: r.CoachNote,
     ) -> None:
-        lang = await self._lang(user_id)
+        lang = await self._presenter.user_lang(user_id)
         screen = await self.screen(replay, seat, step, lang, note)
         self.show(chat, message, screen)
-
-    async def _lang(self, user_id: int) -> Lang:
-        assert self._rt.store is not None
-        row = await self._rt.store.get_user(user_id)
-        return pick_lang(None, row.language if row else None, self._rt.settings.default_language)
 
     async def screen(
         self, replay: Replay, seat: int | None, step: int, lang: Lang, note: r.CoachNote
@@ -125,14 +121,8 @@ class ReplayDesk:
         record = replay.record
         step = max(0, min(step, replay.total))
         game, events = replay.at(step)
-        players = [
-            r.Player(s.name, AI_LEVELS.index(s.ai) if s.ai in AI_LEVELS else None)
-            for s in record.seats
-        ]
-        title = ""
-        presenter = self._rt.extras.get("presenter")
-        if record.chat_id < 0 and isinstance(presenter, Presenter):
-            title = await presenter.title(record.chat_id)  # a group's; "" alone with the computer
+        # a group's title; none for a game against the computer
+        title = await self._presenter.title(record.chat_id) if record.chat_id < 0 else ""
         frame = r.ReplayFrame(
             table_id=record.table_id,
             game_no=record.game_no,
@@ -146,7 +136,7 @@ class ReplayDesk:
             coach=note,
             codec=self._rt.codec,
         )
-        return r.render_replay(frame, players, lang, replay.rules)
+        return r.render_replay(frame, players_of(record.seats), lang, replay.rules)
 
     async def frame(
         self, replay: Replay, user_id: int, seat: int, step: int, lang: Lang
@@ -203,10 +193,9 @@ async def _load(rt: Runtime, table: int, game: int, user: User) -> tuple[Replay,
     return replay, seat
 
 
-async def open_replay(rt: Runtime, user: User, table: int, game: int, lang: Lang) -> bool:
+async def open_replay(rt: Runtime, user: User, replay: Replay, seat: int, lang: Lang) -> bool:
     """Post the replay's first frame in the user's private chat; False if it could not be
     sent (he never started the bot, or blocked it)."""
-    replay, seat = await _load(rt, table, game, user)
     desk = desk_of(rt)
     screen, note = await desk.frame(replay, user.id, seat, 0, lang)
     sent = await rt.out.post(user.id, Content.of(screen))
@@ -214,7 +203,12 @@ async def open_replay(rt: Runtime, user: User, table: int, game: int, lang: Lang
         return False
     if note.state == "working":
         desk.wait_for_coach(replay, user.id, seat, user.id, sent, 0)
-    log.info("table %s game %s: replay opened by %s", table, game, user.id)
+    log.info(
+        "table %s game %s: replay opened by %s",
+        replay.record.table_id,
+        replay.record.game_no,
+        user.id,
+    )
     return True
 
 
@@ -229,9 +223,9 @@ async def replay_button(
     user = query.from_user
     if isinstance(decoded, cb.ReplayOpen):
         known = await remember(rt, user)
-        await _load(rt, decoded.table, decoded.game, user)  # refusals before anything is sent
+        replay, seat = await _load(rt, decoded.table, decoded.game, user)
         in_private = query.message is not None and query.message.chat.id == user.id
-        if known.can_message and await open_replay(rt, user, decoded.table, decoded.game, lang):
+        if known.can_message and await open_replay(rt, user, replay, seat, lang):
             await answer(query, None if in_private else say(lang, "replay_sent"))
             return
         # he never started the bot, or blocked it: the link opens the bot, /start the replay
@@ -262,7 +256,7 @@ async def replay_from_link(rt: Runtime, user: User, payload: str, lang: Lang) ->
     except cb.BadCallback:
         return False
     try:
-        await open_replay(rt, user, table, game, lang)
+        await open_replay(rt, user, *await _load(rt, table, game, user), lang)
     except Refused as exc:
         rt.out.post(user.id, Content(say(lang, exc.reason)))
     return True
@@ -282,6 +276,6 @@ async def cmd_replay(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         return
     last = history[0]
     try:
-        await open_replay(rt, user, last.table_id, last.game_no, lang)
+        await open_replay(rt, user, *await _load(rt, last.table_id, last.game_no, user), lang)
     except Refused as exc:
         await message.reply_text(say(lang, exc.reason))

@@ -16,6 +16,7 @@ from bot import callbacks as cb
 from bot import render as r
 from bot.handlers.common import (
     answer,
+    default_rules,
     presenter_of,
     remember,
     say,
@@ -23,7 +24,7 @@ from bot.handlers.common import (
     user_lang,
 )
 from bot.i18n import Lang, tr
-from bot.presenter import AI_LEVELS, Presenter
+from bot.presenter import AI_LEVELS, Presenter, solo_opponents
 from bot.runtime import Runtime, runtime
 from bot.store import Seat, TableStatus
 from bot.tables import SOLO_OPPONENTS, Live, Refused
@@ -38,14 +39,8 @@ DEFAULT_OPPONENTS = (1, AI_LEVELS.index("normal"))
 async def solo_rules(rt: Runtime, user_id: int) -> Rules:
     """The rules of his last game against the computer; else the operator's default rules
     without a turn clock (nobody waits on him but the computer)."""
-    assert rt.store is not None
-    row = await rt.store.get_chat(user_id)
-    if row is not None and row.default_rules:
-        try:
-            return Rules.model_validate_json(row.default_rules)
-        except ValueError:
-            log.warning("user %s: stored solo rules unreadable", user_id)
-    return rt.settings.default_rules.model_copy(update={"turn_timeout": 0})
+    unhurried = rt.settings.default_rules.model_copy(update={"turn_timeout": 0})
+    return await default_rules(rt, user_id, fallback=unhurried)
 
 
 def computers(lang: Lang, count: int, level: int) -> tuple[Seat, ...]:
@@ -76,10 +71,8 @@ async def cmd_play(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         count, level = DEFAULT_OPPONENTS
         latest = await rt.tables.latest(user.id, None)
         before = await rt.tables.get(latest) if latest is not None else None
-        if before is not None:
-            seats = [s for s in before.row.seats if s.ai is not None]
-            if len(seats) in SOLO_OPPONENTS and seats[0].ai in AI_LEVELS:
-                count, level = len(seats), AI_LEVELS.index(seats[0].ai)
+        if before is not None and solo_opponents(before)[0] in SOLO_OPPONENTS:
+            count, level = solo_opponents(before)
         rules = await solo_rules(rt, user.id)
         player = Seat.human(user.id, known.name)
         live = await rt.tables.create(user.id, None, player, rules, computers(lang, count, level))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from bot.render import Player, TableContext
-from engine import Card, Event, Game, Rules, parse_cards
+from engine import Card, Event, Game, Result, Rules, parse_cards
 from engine.actions import Timeout
 
 PLAYERS = (
@@ -72,3 +73,32 @@ def random_games(
             events = events + game.apply(Timeout(seat))
         else:
             events = events + game.apply(rng.choice(actions))
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A stand-in for the store's TallyRow."""
+
+    name: str
+    games: int
+    durak: int
+    pogony: int
+    draws: int
+    points: int
+    chat_id: int = 0
+
+
+def result(**kw: object) -> Result:
+    """A game's result: by default seat 1 is the durak of three, seats 0 and 2 went out."""
+    base: dict[str, object] = {
+        "durak": 1,
+        "durak_team": None,
+        "losers": (1,),
+        "draw": False,
+        "pogony": False,
+        "finish_order": (0, 2),
+        "points": (2, 0, 2),
+        "first_attacker": 0,
+        "dealer": 2,
+    }
+    return Result(**{**base, **kw})  # type: ignore[arg-type]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from bot import callbacks as cb
@@ -32,25 +30,12 @@ from bot.render import (
 )
 from bot.render.common import MAX_TEXT, short_name, text_length
 from bot.render.texts import COMMANDS, ENGINE_REASONS
-from engine import Result, Rules
+from engine import Rules
 
-from .helpers import players
+from .helpers import Tally, players, result
 from .snapshots import assert_snapshot, shot
 
 CODEC = cb.CallbackCodec()
-
-
-@dataclass(frozen=True)
-class Tally:
-    """A stand-in for the store's TallyRow."""
-
-    name: str
-    games: int
-    durak: int
-    pogony: int
-    draws: int
-    points: int
-    chat_id: int = 0
 
 
 TALLY = [
@@ -59,21 +44,6 @@ TALLY = [
     Tally("Вика <b>&", 11, 3, 0, 1, 15),
     Tally("Computer", 2, 2, 2, 0, 0),
 ]
-
-
-def result(**kw: object) -> Result:
-    base: dict[str, object] = {
-        "durak": 1,
-        "durak_team": None,
-        "losers": (1,),
-        "draw": False,
-        "pogony": False,
-        "finish_order": (0, 2),
-        "points": (2, 0, 2),
-        "first_attacker": 0,
-        "dealer": 2,
-    }
-    return Result(**{**base, **kw})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -4,8 +4,6 @@ games against the computer apart, and replay frames with and without the coach's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
 from bot import callbacks as cb
@@ -23,12 +21,12 @@ from bot.render import (
     render_solo_lobby,
 )
 from bot.render.common import MAX_TEXT, card_text, text_length
-from engine import Event, Game, Result, Rules
+from engine import Event, Game, Rules
 from engine.actions import Cover, Lead, Pass, Take, Throw, Transfer
 from engine.ai import make_player
 from engine.ai.coach import Mark
 
-from .helpers import card
+from .helpers import Tally, card, result
 from .snapshots import assert_snapshot, shot
 
 CODEC = cb.CallbackCodec()
@@ -68,41 +66,17 @@ def test_solo_setup_plurals_and_problems() -> None:
     assert "⚠️" in pairs
 
 
-def result() -> Result:
-    return Result(
-        durak=1,
-        durak_team=None,
-        losers=(1,),
-        draw=False,
-        pogony=False,
-        finish_order=(0,),
-        points=(2, 0),
-        first_attacker=0,
-        dealer=1,
-    )
-
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_solo_end_plays_again_and_a_finished_game_offers_its_replay(lang: Lang) -> None:
-    solo = render_end(result(), PEOPLE, lang, EndContext(9, 70, game_no=3, solo=True, codec=CODEC))
+    two = result(finish_order=(0,), points=(2, 0), dealer=1)
+    solo = render_end(two, PEOPLE, lang, EndContext(9, 70, game_no=3, solo=True, codec=CODEC))
     assert_snapshot(f"end_solo_{lang}", shot(solo))
     assert kinds(solo.keyboard) == [[cb.Rematch(9, 70), cb.ReplayOpen(9, 3)]]
     assert solo.keyboard is not None
     assert solo.keyboard.rows[0][0].text == tr(lang, "end.btn.play_again")
-    group = render_end(result(), PEOPLE, lang, EndContext(9, 70, game_no=3, codec=CODEC))
+    group = render_end(two, PEOPLE, lang, EndContext(9, 70, game_no=3, codec=CODEC))
     assert group.keyboard is not None
     assert group.keyboard.rows[0][0].text == tr(lang, "end.btn.rematch")
-
-
-@dataclass(frozen=True)
-class Tally:
-    name: str
-    games: int
-    durak: int
-    pogony: int
-    draws: int
-    points: int
-    chat_id: int
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -67,6 +67,10 @@ class Solo:
             timeout=10,
         )
 
+    async def start(self, setup: FakeMessage) -> None:
+        """Press the setup's Play."""
+        await self.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+
     async def press(self, message: FakeMessage, data: str) -> str | None:
         press = await self.tg.press(self.user, message, data=data)
         answer = await press.answer(timeout=10)

@@ -60,8 +60,7 @@ async def test_a_game_against_the_computer_is_played_to_the_end_through_a_restar
             await tg.wait_for(lambda: "2 computers" in setup.plain_text, timeout=10)
             await solo.press(setup, setup_button(callback_buttons(setup), 2, 0))
             await tg.wait_for(lambda: "level: easy" in setup.plain_text, timeout=10)
-            start = [d for d in callback_buttons(setup) if kind_of(d) == "s"]
-            await solo.press(setup, start[0])
+            await solo.start(setup)
             # the setup message becomes the table and the hand, edited in place
             await tg.wait_for(lambda: of_table(setup, table_id, HAND_KINDS), timeout=10)
             assert "Against the computer" in setup.plain_text
@@ -110,7 +109,7 @@ async def test_play_again_deals_at_once_with_the_same_opponents(tmp_path: Path) 
             await tg.wait_for(lambda: "level: hard" in setup.plain_text, timeout=10)
             await solo.press(setup, setup_button(callback_buttons(setup), 3, 2))
             await tg.wait_for(lambda: "3 computers" in setup.plain_text, timeout=10)
-            await solo.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await solo.start(setup)
             end = await solo.play(table_id, rng)
             assert end is not None
             await solo.press(end, callback_buttons(end)[0])
@@ -142,7 +141,7 @@ async def test_a_solo_game_and_a_group_game_side_by_side(tmp_path: Path) -> None
             setup = await ann.open_setup()
             solo_id = table_of(callback_buttons(setup)[0])
             assert solo_id is not None and solo_id != group_id
-            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await ann.start(setup)
             await tg.wait_for(lambda: of_table(setup, solo_id, HAND_KINDS), timeout=10)
             group_hand = ann.hand(group_id)
             assert group_hand is not None and group_hand.message_id != setup.message_id
@@ -223,7 +222,7 @@ async def test_the_commands_of_a_game_against_the_computer(tmp_path: Path) -> No
             setup = await ann.open_setup()
             first = table_of(callback_buttons(setup)[0])
             assert first is not None
-            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await ann.start(setup)
             await ann.play(first, rng, presses=2)
             await ann.command("cancel")
             await tg.wait_for(lambda: stored(db, first).status == "cancelled", timeout=10)
@@ -237,7 +236,7 @@ async def test_the_commands_of_a_game_against_the_computer(tmp_path: Path) -> No
             setup = await ann.open_setup()
             second = table_of(callback_buttons(setup)[0])
             assert second is not None and second != first
-            await ann.press(setup, next(d for d in callback_buttons(setup) if kind_of(d) == "s"))
+            await ann.start(setup)
             await tg.wait_for(lambda: of_table(setup, second, HAND_KINDS), timeout=10)
             await ann.command("leave")
             await tg.wait_for(lambda: ann.ends(second), timeout=10, what="the end")
