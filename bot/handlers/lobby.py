@@ -132,6 +132,8 @@ async def table_button(
     user = query.from_user
     group_lang = lang if live.solo else await chat_lang(rt, live.row.chat_id)
     async with live.lock:
+        if live.solo and user.id != live.row.creator_id:
+            raise Refused("solo_only")  # a game against the computer is its player's alone
         if not isinstance(decoded, cb.Rematch) and is_stray(rt, query, live.row.group_message_id):
             raise Refused("outdated")
         if live.solo:

@@ -89,11 +89,9 @@ async def solo_button(
     decoded: cb.Callback,
     lang: Lang,
 ) -> bool:
-    """A button of a game against the computer's setup or end (under the table's lock);
-    True if the setup is to be drawn again."""
+    """A button of a game against the computer's setup or end, pressed by its player
+    (under the table's lock); True if the setup is to be drawn again."""
     user = query.from_user
-    if user.id != live.row.creator_id:
-        raise Refused("solo_only")
     if isinstance(decoded, cb.SoloSetup):
         if decoded.count not in SOLO_OPPONENTS or not 0 <= decoded.level < len(AI_LEVELS):
             raise Refused("outdated")

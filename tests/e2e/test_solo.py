@@ -22,6 +22,7 @@ from .harness import (
     replay_games,
     set_group_rules,
     settings_for,
+    snapshot,
     stored,
 )
 from .solo import HAND_KINDS, Solo, of_table, table_of
@@ -285,3 +286,40 @@ async def test_the_setup_s_settings_are_his_and_remembered(tmp_path: Path) -> No
         while "w" not in kinds():
             await press_kind("y" if "y" in kinds() else "g", pick=-1)
         assert "A game against the computer" in setup.plain_text
+
+
+async def test_forged_and_foreign_setup_presses_change_nothing(tmp_path: Path) -> None:
+    from bot import callbacks as cb
+    from bot.app import _codec_key
+
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        settings = settings_for(tg, db)
+        codec = cb.CallbackCodec(_codec_key(settings))  # as if the bot's key had leaked
+        async with bot_running(tg, db, settings=settings):
+            ann = await Solo.create(tg, "Ann")
+            bob = await Solo.create(tg, "Bob")
+            setup = await ann.open_setup()
+            table_id = table_of(callback_buttons(setup)[0])
+            assert table_id is not None
+            version = stored(db, table_id).version
+            before = snapshot(db, table_id)
+            # another player pressing Ann's setup buttons in his own chat
+            own = bob.bot_messages()[-1]
+            for data in callback_buttons(setup):
+                press = await tg.press(bob.user, own, data=data, force=True)
+                answer = await press.answer(timeout=10)
+                assert answer.text == "This is someone else's game.", answer
+            # Ann's own chat, but opponents and levels the setup never offers
+            for count, level in ((0, 1), (6, 1), (9, 1), (2, 3)):
+                data = codec.encode(cb.SoloSetup(table_id, version, count, level))
+                press = await tg.press(ann.user, setup, data=data, force=True)
+                answer = await press.answer(timeout=10)
+                assert answer.text is not None and "outdated" in answer.text, answer
+            # a group's buttons (Join, computer players one by one) are not a solo table's
+            for forged in (cb.Join(table_id, version), cb.AddAi(table_id, version, 1)):
+                press = await tg.press(ann.user, setup, data=codec.encode(forged), force=True)
+                answer = await press.answer(timeout=10)
+                assert answer.text is not None and "outdated" in answer.text, answer
+            await tg.settle(quiet=0.2, timeout=10)
+            assert snapshot(db, table_id) == before
