@@ -1336,18 +1336,24 @@ class Game:
                 dealer=self.dealer,
             )
         else:
-            durak = max(holders, key=lambda s: (len(self.hands[s]), -((s - self.attacker) % n)))
-            team = self._team[durak]
-            durak_team = tuple(s for s in range(n) if self._team[s] == team) if teams else None
-            losers = durak_team if durak_team is not None else (durak,)
+            # Pogony: two sixes in the final bout, made against a player left holding
+            # cards (in team play any of the losing team's; not a partner who ran out).
             last = self._last_bout
             pogony = (
                 timed_out is None
                 and not resigned
                 and last is not None
-                and last[0] == durak  # the last bout was made against the durak himself
+                and last[0] in holders
                 and sum(1 for c in last[1] if c >> 2 == SIX) >= 2
             )
+            if pogony:
+                assert last is not None
+                durak = last[0]  # the one the pogony bout was made against
+            else:
+                durak = max(holders, key=lambda s: (len(self.hands[s]), -((s - self.attacker) % n)))
+            team = self._team[durak]
+            durak_team = tuple(s for s in range(n) if self._team[s] == team) if teams else None
+            losers = durak_team if durak_team is not None else (durak,)
             result = Result(
                 durak=durak,
                 durak_team=durak_team,

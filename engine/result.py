@@ -14,9 +14,12 @@ class Result:
 
     ``durak`` is the seat left holding cards (None on a draw). In team play the whole team
     loses: ``durak_team`` lists its seats and ``losers`` equals it; otherwise ``losers`` is
-    ``(durak,)``. ``finish_order`` lists the seats in the order they went out. ``points``
-    gives every seat its score (RULES.md §4: a win 2, a draw 1, a loss 0). ``first_attacker``
-    and ``dealer`` are kept so the next game of a series can be set up from this one.
+    ``(durak,)``. When several of the team still hold cards, ``durak`` names the one the
+    final bout was made against if it gave ``pogony`` (RULES.md §4), else the one holding
+    the most cards; ``pogony`` belongs to the whole team, as the loss does.
+    ``finish_order`` lists the seats in the order they went out. ``points`` gives every
+    seat its score (RULES.md §4: a win 2, a draw 1, a loss 0). ``first_attacker`` and
+    ``dealer`` are kept so the next game of a series can be set up from this one.
     """
 
     durak: int | None

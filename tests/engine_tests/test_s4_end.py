@@ -218,10 +218,11 @@ def test_s4_no_time_limit_a_silent_thrower_still_passes() -> None:
     assert TimedOut(2, "pass") in events and g.passed == {2}
 
 
-def test_s4_pogony_in_team_play_only_against_the_durak_himself() -> None:
+def test_s4_pogony_in_team_play_not_against_a_partner_who_ran_out() -> None:
     """Pairs, stock empty, trump ♥: seat 0 leads 6♠ 6♣ against seat 1, seat 2 throws
     6♦, seat 1 covers all three and goes out. Seat 3 is left holding cards: durak, his
-    team (1, 3) loses; but that bout was made against seat 1, not seat 3: no pogony."""
+    team (1, 3) loses; but that bout was made against seat 1, who ran out in it, not
+    against a player still holding cards: no pogony."""
     g = position(Rules(teams="pairs"), ["6S 6C", "7S 7C 7D", "6D", "9D 9C"], trump="H")
     g.apply(Lead(0, (c("6S"), c("6C"))))
     g.apply(Throw(2, c("6D")))
@@ -231,3 +232,35 @@ def test_s4_pogony_in_team_play_only_against_the_durak_himself() -> None:
     assert g.result is not None
     assert g.result.durak == 3 and g.result.losers == (1, 3)
     assert not g.result.pogony
+
+
+@pytest.mark.parametrize("teams", ["triples", "pairs"])
+def test_s4_pogony_in_team_play_against_any_player_of_the_team_left_holding_cards(
+    teams: str,
+) -> None:
+    """Six players, stock empty, trump ♥. Seat 0 leads 6♠ 6♣ against seat 1, two of
+    seat 1's opponents throw in the other sixes, and seat 1 takes: every attacker has
+    run out. The losing team still holds cards in more than one hand, and a partner of
+    seat 1 holds the most. The final bout was made against seat 1, who holds cards at
+    the end: pogony for the team, and seat 1 is the durak named."""
+    rules = Rules(teams=teams)  # type: ignore[arg-type]
+    if teams == "triples":  # teams: 0 2 4 against 1 3 5
+        hands = ["6S 6C", "7D 8D 9S TS", "6D", "JS QS KS AS 7C 8C 9C TC JC", "6H", "QC"]
+        throws = [Throw(2, c("6D")), Throw(4, c("6H"))]
+    else:  # pairs: 0 3, 1 4, 2 5; teams 0 3 and 2 5 run out, 1 4 is left holding cards
+        hands = ["6S 6C", "7D 8D 9S TS", "6D", "6H", "JS QS KS AS 7C 8C 9C TC JC", ""]
+        throws = [Throw(2, c("6D")), Throw(3, c("6H"))]
+    g = position(rules, hands, trump="H")
+    g.apply(Lead(0, (c("6S"), c("6C"))))
+    for throw in throws:
+        g.apply(throw)
+    events = g.apply(Take(1))
+    assert g.result is not None
+    losers = (1, 3, 5) if teams == "triples" else (1, 4)
+    assert g.result.losers == losers and g.result.durak_team == losers
+    holders = [s for s in losers if g.hands[s]]
+    assert len(holders) >= 2 and max(holders, key=lambda s: len(g.hands[s])) != 1
+    assert g.result.pogony, "the final bout was made against seat 1, who holds cards"
+    assert g.result.durak == 1, "the durak named is the one the pogony bout was made against"
+    assert GameOver(1, False, True) in events
+    assert g.result.points == tuple(0 if s in losers else 2 for s in range(6))
