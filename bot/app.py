@@ -11,7 +11,7 @@ from bot import callbacks as cb
 from bot import handlers
 from bot.config import Settings
 from bot.ordering import TableOrder
-from bot.pacing import Pacer, Pacing
+from bot.pacing import Pacer, Pacing, use_timedelta_periods
 from bot.request import AiohttpRequest
 from bot.runtime import Runtime
 
@@ -36,6 +36,7 @@ def build_application(
     ``builder`` lets tests start from a builder already pointed at a test server, and
     ``pacing`` replace the settings' figures (a test server's scaled ones).
     """
+    use_timedelta_periods()
     order = TableOrder()
     rt = Runtime(settings=settings, codec=cb.CallbackCodec(_codec_key(settings)), order=order)
     if builder is None:

@@ -27,16 +27,18 @@ import contextlib
 import heapq
 import itertools
 import logging
+import os
 from collections.abc import Callable, Coroutine, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import timedelta
 from enum import IntEnum
 from typing import Any, Final
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
-__all__ = ["Pacer", "Pacing", "Priority", "paced", "retry_after_seconds"]
+__all__ = ["Pacer", "Pacing", "Priority", "paced", "retry_after_seconds", "use_timedelta_periods"]
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +68,18 @@ def counts(endpoint: str) -> bool:
     return name.startswith(COUNTED_PREFIXES) and name not in FREE
 
 
+def use_timedelta_periods() -> None:
+    """Have python-telegram-bot give time periods, a 429's ``retry_after`` among them, as
+    ``timedelta``: its form from the next major version on. The int form is deprecated
+    since v22.2 and warns each time a ``RetryAfter`` is built; PTB reads the opt-in,
+    ``PTB_TIMEDELTA``, from the environment at every use. An operator's own value stays."""
+    os.environ.setdefault("PTB_TIMEDELTA", "true")
+
+
 def retry_after_seconds(exc: RetryAfter) -> float:
-    """The seconds a 429 asks to wait (read without the deprecated property)."""
-    reduced = exc.__reduce__()[1]
-    return float(reduced[0]) if reduced else 1.0
+    """The seconds a 429 asks to wait."""
+    wait = exc.retry_after
+    return wait.total_seconds() if isinstance(wait, timedelta) else float(wait)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import aiohttp
@@ -61,9 +62,6 @@ from telegram.ext import (
 from telegram.request import BaseRequest, HTTPXRequest
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]
-
-# PTB warns on every RetryAfter that retry_after will become a timedelta one day.
-pytestmark = pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
 
 
 @pytest.fixture
@@ -366,7 +364,8 @@ async def test_private_chat_burst_then_one_a_second(server: FakeTelegramServer, 
         await bot.send_message(ann.id, f"m{i}")
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(ann.id, "one too many")
-    assert flood.value.retry_after == 1  # whole seconds, at least 1, as Telegram says
+    # whole seconds, at least 1, as Telegram says
+    assert flood.value.retry_after == timedelta(seconds=1)
     for second in range(3):  # then one a second
         clock.now += 1
         await bot.send_message(ann.id, f"second {second}")
@@ -397,16 +396,17 @@ async def test_group_allows_20_in_any_minute(server: FakeTelegramServer, bot: Bo
     assert await bot.delete_message(group.id, extra.message_id)  # and deletions: 20 at 30 s
     with pytest.raises(RetryAfter) as flood:
         await bot.edit_message_text("the 21st", chat_id=group.id, message_id=sent.message_id)
-    assert flood.value.retry_after == 30  # the call at 0 s leaves the window at 60 s
+    # the call at 0 s leaves the window at 60 s
+    assert flood.value.retry_after == timedelta(seconds=30)
     clock.now = 1000 + 59.7
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(group.id, "still within the minute")
-    assert flood.value.retry_after == 1
+    assert flood.value.retry_after == timedelta(seconds=1)
     clock.now = 1000 + 59.8  # 0.25 s early is tolerated
     await bot.send_message(group.id, "the window rolled")
     with pytest.raises(RetryAfter) as flood:  # the next slot: when the calls at 30 s leave
         await bot.send_message(group.id, "no slot yet")
-    assert flood.value.retry_after == 30
+    assert flood.value.retry_after == timedelta(seconds=30)
     assert [c.method for c in server.rate_limited] == [
         "editMessageText",
         "sendMessage",
@@ -421,7 +421,8 @@ async def test_group_allows_20_in_any_minute(server: FakeTelegramServer, bot: Bo
         await bot.send_message(group.id, f"later {i}")
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(group.id, "the window is full again")
-    assert flood.value.retry_after == 30  # when the call at 59.8 s leaves (less slack)
+    # when the call at 59.8 s leaves (less slack)
+    assert flood.value.retry_after == timedelta(seconds=30)
 
 
 async def test_group_window_rolls_on_the_fast_scale(server: FakeTelegramServer, bot: Bot) -> None:
@@ -504,7 +505,7 @@ async def test_rate_limits_fast_scale_recover(server: FakeTelegramServer, bot: B
         await bot.send_message(ann.id, f"m{i}")
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(ann.id, "too fast")
-    assert flood.value.retry_after == 1
+    assert flood.value.retry_after == timedelta(seconds=1)
     clock.now += limits.time_scale * limits.chat_burst / limits.chat_per_second
     for i in range(limits.chat_burst):  # time is shrunk: the whole burst came back
         await bot.send_message(ann.id, f"later {i}")
@@ -533,7 +534,7 @@ async def test_group_token_bucket_option(server: FakeTelegramServer, bot: Bot) -
         await bot.send_message(group.id, f"m{i}")
     with pytest.raises(RetryAfter) as flood:
         await bot.send_message(group.id, "the 21st")
-    assert flood.value.retry_after == 3  # one every 60/20 s after the burst
+    assert flood.value.retry_after == timedelta(seconds=3)  # one every 60/20 s after the burst
     clock.now += 3
     await bot.send_message(group.id, "a bucket lets one through every 3 s")
 
@@ -546,7 +547,7 @@ async def test_force_429_on_demand(server: FakeTelegramServer, bot: Bot) -> None
     for _ in range(2):
         with pytest.raises(RetryAfter) as exc:
             await bot.send_message(ann.id, "hi")
-        assert exc.value.retry_after == 7
+        assert exc.value.retry_after == timedelta(seconds=7)
     await bot.send_message(ann.id, "now it works")
     server.force_429(retry_after=2)  # any method but getUpdates
     assert await bot.get_updates(timeout=0) == ()

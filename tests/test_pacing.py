@@ -7,6 +7,9 @@ against a bound far below the wait it would otherwise have (a quarter of a secon
 from __future__ import annotations
 
 import asyncio
+import warnings
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from telegram.error import RetryAfter
 
-from bot.pacing import Pacer, Pacing, Priority, counts, paced
+from bot.app import build_application
+from bot.config import Settings
+from bot.pacing import Pacer, Pacing, Priority, counts, paced, retry_after_seconds
 
 PRIVATE, OTHER, GROUP = 1001, 1002, -2001
 AT_ONCE = 0.25
@@ -220,3 +225,18 @@ def test_no_window_ever_holds_more_than_the_bucket_allows(
         for j in range(i, len(granted)):
             span = granted[j] - first
             assert j - i + 1 <= burst + span / interval + 1e-6
+
+
+def test_the_application_takes_ptb_periods_as_timedelta(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """PTB's int periods are deprecated and warn at every 429 it parses; the bot opts in to
+    the timedelta form when it builds its Application, and reads the wait from it."""
+    monkeypatch.delenv("PTB_TIMEDELTA", raising=False)
+    build_application(Settings(bot_token="123456:" + "A" * 35, DURAK_DB_PATH=tmp_path / "db"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        flood = RetryAfter(timedelta(seconds=2.5))
+        assert flood.retry_after == timedelta(seconds=2.5)
+        assert retry_after_seconds(flood) == 2.5
+        assert retry_after_seconds(RetryAfter(7)) == 7.0
