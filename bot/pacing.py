@@ -18,6 +18,10 @@ that follows it is not kept waiting for the bucket to refill.
 
 Answers to callback queries, reads and other calls that name no chat are never delayed.
 An overall cap (``overall_rate``) is there for broadcasts; it is off by default.
+
+Being the one place every request passes, the pacer is also the last guard on texts: one
+that Telegram would refuse as too long is cut to fit first
+(:func:`bot.render.limits.fit_request`), so that a screen too long by mistake arrives.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from typing import Any, Final
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
+
+from bot.render.limits import fit_request
 
 __all__ = ["Pacer", "Pacing", "Priority", "paced", "retry_after_seconds", "use_timedelta_periods"]
 
@@ -316,7 +322,9 @@ class Pacer(BaseRateLimiter[int]):
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
         """Queue a request that spends a chat's budget; send anything else at once. A 429
         pauses its chat and is retried (``max_retries`` times) unless the caller said it
-        retries itself (:func:`paced` with ``retry=False``)."""
+        retries itself (:func:`paced` with ``retry=False``). A text too long for Telegram
+        is cut to fit first."""
+        fit_request(endpoint, data)
         chat = data.get("chat_id")
         if not isinstance(chat, int | str) or isinstance(chat, bool):
             chat = None

@@ -334,6 +334,32 @@ async def test_callback_query_answers(server: FakeTelegramServer, bot: Bot) -> N
     server.callback_ttl = 15.0
     with pytest.raises(BadRequest, match="Message_too_long"):
         await bot.answer_callback_query(fresh.query_id, "x" * 201)
+    assert await bot.answer_callback_query(fresh.query_id, "я" * 200)
+
+
+async def test_too_long_a_text_is_refused_for_sends_and_edits_after_parsing(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    ann = await started_user(server)
+    sent = await bot.send_message(ann.id, "🃏" * 4096)  # 4096 code points, 8192 UTF-16 units
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.send_message(ann.id, "🃏" * 4097)
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.edit_message_text("ж" * 4097, chat_id=ann.id, message_id=sent.message_id)
+    with pytest.raises(BadRequest, match="Message is too long"):
+        await bot.edit_message_text(
+            "<b>" + "&amp;" * 4097 + "</b>",
+            chat_id=ann.id,
+            message_id=sent.message_id,
+            parse_mode="HTML",
+        )
+    await bot.edit_message_text(
+        "<b>" + "&amp;" * 4096 + "</b>",
+        chat_id=ann.id,
+        message_id=sent.message_id,
+        parse_mode="HTML",
+    )
+    assert server.last_message(ann.id).plain_text == "&" * 4096  # type: ignore[union-attr]
 
 
 # ---- flood control ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ from telegram.error import RetryAfter
 from bot.app import build_application
 from bot.config import Settings
 from bot.pacing import Pacer, Pacing, Priority, counts, paced, retry_after_seconds
+from bot.render.limits import MAX_ANSWER, MAX_TEXT, visible_length
 
 PRIVATE, OTHER, GROUP = 1001, 1002, -2001
 AT_ONCE = 0.25
@@ -240,3 +241,25 @@ def test_the_application_takes_ptb_periods_as_timedelta(
         assert flood.retry_after == timedelta(seconds=2.5)
         assert retry_after_seconds(flood) == 2.5
         assert retry_after_seconds(RetryAfter(7)) == 7.0
+
+
+async def test_a_text_too_long_for_telegram_is_cut_on_its_way_out() -> None:
+    """Every request passes the pacer: a message or a callback answer that Telegram would
+    refuse as too long leaves cut to fit (the last guard behind the renderers)."""
+    sent: list[dict[str, Any]] = []
+
+    async def callback(endpoint: str, data: dict[str, Any]) -> bool:
+        sent.append(dict(data))
+        return True
+
+    p = pacer()
+    text = "\n".join(["<b>Ж</b> · " + "я" * 60] * 100)
+    for endpoint, data in (
+        ("sendMessage", {"chat_id": PRIVATE, "text": text, "parse_mode": "HTML"}),
+        ("editMessageText", {"chat_id": PRIVATE, "message_id": 1, "text": "x" * 5000}),
+        ("answerCallbackQuery", {"callback_query_id": "7", "text": "я" * 300}),
+    ):
+        await p.process_request(callback, (endpoint, data), {}, endpoint, data, None)
+    message, edit, answer = sent
+    assert visible_length(message["text"]) <= MAX_TEXT and message["text"].endswith("…")
+    assert len(edit["text"]) <= MAX_TEXT and len(answer["text"]) <= MAX_ANSWER

@@ -10,6 +10,7 @@ import html
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Final
 
 import regex  # type: ignore[import-untyped]
@@ -17,6 +18,8 @@ import regex  # type: ignore[import-untyped]
 from bot.callbacks import MAX_BYTES, Callback, CallbackCodec
 from bot.i18n import Lang, tr
 from engine import Card, Event, Suit
+
+from .limits import MAX_TEXT, units
 
 __all__ = [
     "MAX_BUTTON_TEXT",
@@ -40,12 +43,15 @@ __all__ = [
     "text_length",
 ]
 
-MAX_TEXT: Final = 4096
-"""Telegram's limit on a message's text (counted here in UTF-16 units, before parsing)."""
 MAX_BUTTON_TEXT: Final = 64
 """Our own cap on a button's label: longer ones are cut (Telegram shows little more)."""
 MAX_NAME: Final = 24
-"""Names are cut to this many characters before escaping, so screens stay in bounds."""
+"""Names are cut to this many characters (grapheme clusters) before escaping, and to
+twice as many UTF-16 units, so that screens stay in bounds whatever the names."""
+MAX_CLUSTER: Final = 16
+"""UTF-16 units one character of a name may take: enough for the longest emoji (a flag
+of a region, a family joined by zero-width joiners); a letter under dozens of combining
+marks keeps its first few."""
 
 
 def esc(text: str) -> str:
@@ -56,22 +62,48 @@ def esc(text: str) -> str:
 _GRAPHEME: Final = regex.compile(r"\X")
 
 
-def short_name(name: str, limit: int = MAX_NAME) -> str:
+@lru_cache(maxsize=4096)  # the same few names are drawn again at every move
+def short_name(name: str, limit: int = MAX_NAME, width: int | None = None) -> str:
     """``name`` cut to ``limit`` characters as a reader counts them (grapheme clusters:
-    a flag, an emoji with its modifiers and joiners, a letter with its accents), with an
-    ellipsis, blanks collapsed. A cluster is never split."""
+    a flag, an emoji with its modifiers and joiners, a letter with its accents) and to
+    ``width`` UTF-16 units (twice ``limit`` by default), with an ellipsis, blanks
+    collapsed. A cluster is never split, except one longer than :data:`MAX_CLUSTER`."""
     name = " ".join(name.split()) or "?"
-    if len(name) <= limit:
-        return name
-    clusters = _GRAPHEME.findall(name)
-    if len(clusters) <= limit:
-        return name
-    return "".join(clusters[: limit - 1]).rstrip() + "…"
+    width = 2 * limit if width is None else width
+    if len(name) <= limit and 2 * len(name) <= width:
+        return name  # few code points: few clusters, and few units
+    clusters = [_clipped(c) for c in _GRAPHEME.findall(name)]
+    whole = "".join(clusters)
+    if len(clusters) <= limit and units(whole) <= width:
+        return whole
+    kept: list[str] = []
+    used = units("…")
+    for cluster in clusters[: limit - 1]:
+        used += units(cluster)
+        if used > width:
+            break
+        kept.append(cluster)
+    return "".join(kept).rstrip() + "…"
+
+
+def _clipped(cluster: str) -> str:
+    """A cluster within :data:`MAX_CLUSTER` units: its first code points (no dangling
+    joiner)."""
+    if len(cluster) <= MAX_CLUSTER // 2 or units(cluster) <= MAX_CLUSTER:
+        return cluster
+    kept, used = [], 0
+    for point in cluster:
+        used += units(point)
+        if used > MAX_CLUSTER:
+            break
+        kept.append(point)
+    return "".join(kept).rstrip("\u200d")
 
 
 def text_length(text: str) -> int:
-    """Length in UTF-16 code units, as Telegram counts."""
-    return len(text.encode("utf-16-le")) // 2
+    """Length in UTF-16 code units of the text as written (what Telegram limits is its
+    length after parsing: :func:`~bot.render.limits.visible_length`)."""
+    return units(text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,14 +260,11 @@ class Keyboard:
 
 @dataclass(frozen=True, slots=True)
 class Screen:
-    """A message: HTML text and an optional inline keyboard."""
+    """A message: HTML text and an optional inline keyboard. Renderers keep the text
+    within Telegram's limit once parsed (:func:`~bot.render.limits.fits`)."""
 
     text: str
     keyboard: Keyboard | None = None
-
-    def __post_init__(self) -> None:
-        if text_length(self.text) > MAX_TEXT:
-            raise ValueError(f"text over {MAX_TEXT} characters")
 
 
 def chunk(items: Sequence[Button], width: int) -> list[tuple[Button, ...]]:

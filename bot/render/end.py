@@ -20,8 +20,8 @@ from .common import (
     esc,
     name_of,
     short_name,
-    text_length,
 )
+from .limits import fit_lines, visible_length
 
 __all__ = [
     "EndContext",
@@ -90,15 +90,23 @@ def _figures(lang: Lang, points: int, games: int, durak: int, pogony: int, draws
     return " · ".join(parts)
 
 
-def tally_lines(rows: Sequence[TallyLike], lang: Lang, limit: int = 20) -> list[str]:
-    """One line per player, best first: points, games, times durak (pogony), draws."""
+def tally_lines(
+    rows: Sequence[TallyLike], lang: Lang, limit: int = 20, budget: int = MAX_TEXT
+) -> list[str]:
+    """One line per player, best first: points, games, times durak (pogony), draws; at
+    most ``limit`` of them and no more than ``budget`` units take, then "and N more"."""
     lines = []
-    for i, row in enumerate(_ranked(rows)[:limit]):
+    for i, row in enumerate(_ranked(rows)):
         place = _MEDALS[i] if i < len(_MEDALS) else f"{i + 1}."
         stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
         name = esc(short_name(row.name))
         lines.append(tr(lang, "tally.line", place=place, name=name, stats=stats))
-    return lines
+    return fit_lines(lines, budget, lambda n: tr(lang, "tally.more", n=n), shown=limit)
+
+
+MAX_GROUPS = 20
+"""Groups a player's own /stats lists one by one (the most recently played); his totals
+count them all."""
 
 
 def render_player_stats(
@@ -112,12 +120,14 @@ def render_player_stats(
     rows = [row for row in rows if row.chat_id != solo]
     if not rows and not alone:
         return "\n".join([*lines, tr(lang, "stats.mine_empty")])
-    if not rows:
-        lines.append(tr(lang, "stats.no_groups"))
+    groups = []
     for row in rows:
         title = titles.get(row.chat_id) or tr(lang, "stats.some_group")
         stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
-        lines.append(tr(lang, "stats.mine_line", chat=esc(short_name(title, 40)), stats=stats))
+        groups.append(tr(lang, "stats.mine_line", chat=esc(short_name(title, 40)), stats=stats))
+    rest: list[str] = []
+    if not rows:
+        rest.append(tr(lang, "stats.no_groups"))
     if len(rows) > 1:
         total = _figures(
             lang,
@@ -127,12 +137,14 @@ def render_player_stats(
             sum(r.pogony for r in rows),
             sum(r.draws for r in rows),
         )
-        lines += ["", tr(lang, "stats.mine_total", stats=total)]
+        rest += ["", tr(lang, "stats.mine_total", stats=total)]
     for row in alone:
         stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
-        lines += ["", tr(lang, "stats.solo_line", stats=stats)]
-    lines += ["", tr(lang, "stats.footer")]
-    return "\n".join(lines)
+        rest += ["", tr(lang, "stats.solo_line", stats=stats)]
+    rest += ["", tr(lang, "stats.footer")]
+    budget = MAX_TEXT - visible_length("\n".join([*lines, *rest])) - 1
+    shown = fit_lines(groups, budget, lambda n: tr(lang, "stats.mine_more", n=n), MAX_GROUPS)
+    return "\n".join([*lines, *shown, *rest])
 
 
 def _names(players: Sequence[Player], seats: Sequence[int], lang: Lang) -> str:
@@ -165,11 +177,10 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
         lines.append(tr(lang, "end.winners", names=_names(players, winners, lang)))
     if ctx.tally:
         title = tr(lang, "tally.title_games", n=ctx.games) if ctx.games else tr(lang, "tally.title")
-        lines += ["", title, *tally_lines(ctx.tally, lang)]
+        lines += ["", title]
+        budget = MAX_TEXT - visible_length("\n".join(lines)) - 1
+        lines += tally_lines(ctx.tally, lang, budget=budget)
     text = "\n".join(lines)
-    while text_length(text) > MAX_TEXT:  # only a huge tally can get here
-        lines.pop()
-        text = "\n".join(lines)
     again = tr(lang, "end.btn.play_again" if ctx.solo else "end.btn.rematch")
     row = [Button.cb(again, ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]
     if ctx.game_no:
@@ -196,6 +207,6 @@ def render_stats(rows: Sequence[TallyLike], lang: Lang, chat_title: str = "") ->
     )
     if not rows:
         return "\n".join([title, "", tr(lang, "stats.empty")])
-    lines = [title, "", *tally_lines(rows, lang, limit=30)]
-    lines += ["", tr(lang, "stats.footer")]
-    return "\n".join(lines)
+    footer = tr(lang, "stats.footer")
+    budget = MAX_TEXT - visible_length(f"{title}\n\n\n{footer}") - 1
+    return "\n".join([title, "", *tally_lines(rows, lang, limit=30, budget=budget), "", footer])

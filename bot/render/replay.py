@@ -30,7 +30,6 @@ from engine.actions import (
 from engine.ai.coach import Mark
 
 from .common import (
-    MAX_TEXT,
     Button,
     Keyboard,
     Player,
@@ -38,9 +37,9 @@ from .common import (
     card_list,
     card_text,
     name_of,
-    text_length,
 )
 from .events import event_lines
+from .limits import fits
 from .table import ROLE_ICONS, bout_lines, title_line, trump_line
 
 __all__ = ["CoachNote", "ReplayFrame", "action_words", "render_replay", "replay_link"]
@@ -221,7 +220,7 @@ def render_replay(
         sections.append([tr(lang, "replay.end")])
     sections.append(_coach_lines(frame, lang))
     text = "\n\n".join("\n".join(s) for s in sections if s)
-    while text_length(text) > MAX_TEXT and len(sections[1]) > 0:
+    while not fits(text) and len(sections[1]) > 0:
         sections[1] = sections[1][:-1]  # only a six-seat 54-card deal could get here
         text = "\n\n".join("\n".join(s) for s in sections if s)
     return Screen(text, _keyboard(frame, lang))

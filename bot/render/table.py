@@ -12,7 +12,6 @@ from bot.i18n import Lang, tr
 from engine import PublicView, Rules
 
 from .common import (
-    MAX_TEXT,
     Button,
     Keyboard,
     Player,
@@ -24,9 +23,9 @@ from .common import (
     name_of,
     short_name,
     suit_text,
-    text_length,
 )
 from .events import event_lines
+from .limits import fits
 from .rules_text import game_title
 
 __all__ = ["ROLE_ICONS", "render_table"]
@@ -153,7 +152,7 @@ def fit(sections: list[list[str]], events: list[str], header: str, footer: str) 
         if footer:
             parts.append(footer)
         text = "\n\n".join(parts)
-        if text_length(text) <= MAX_TEXT or not events:
+        if fits(text) or not events:
             return text
         events.pop(0)
 

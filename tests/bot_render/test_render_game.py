@@ -19,7 +19,7 @@ from bot.render import (
     seconds_until,
     to_markup,
 )
-from bot.render.common import MAX_TEXT, text_length
+from bot.render.limits import MAX_TEXT, visible_length
 from engine import Card, Event, Game, Rules, Suit
 from engine.actions import (
     Cover,
@@ -229,10 +229,10 @@ def test_screens_stay_within_telegram_limits(lang: Lang) -> None:
         for game, events in random_games(rules, 6, seed=seed):
             big = TableContext(2**40, 10**6, "Г" * 300, 86_400, tuple(events), "b" * 32)
             table = render_table(game.public_view(), long_names, lang, big, events_shown=50)
-            assert text_length(table.text) <= MAX_TEXT
+            assert visible_length(table.text) <= MAX_TEXT
             for seat in range(6):
                 hand = render_hand(game.view(seat), long_names, lang, big, events_shown=50)
-                assert text_length(hand.text) <= MAX_TEXT
+                assert visible_length(hand.text) <= MAX_TEXT
                 for button in hand.keyboard.buttons() if hand.keyboard else ():
                     assert button.data is None or len(button.data.encode()) <= 64
                     assert 0 < len(button.text) <= 64
@@ -243,7 +243,7 @@ def test_huge_event_log_is_cut_to_fit() -> None:
     many = tuple(events * 400)
     big = TableContext(1, 1, events=many)
     screen = render_table(game.public_view(), players(3), "ru", big, events_shown=10_000)
-    assert text_length(screen.text) <= MAX_TEXT
+    assert visible_length(screen.text) <= MAX_TEXT
     assert "Последние ходы" in screen.text
 
 

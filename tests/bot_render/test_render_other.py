@@ -28,7 +28,8 @@ from bot.render import (
     render_start,
     render_stats,
 )
-from bot.render.common import MAX_TEXT, short_name, text_length
+from bot.render.common import short_name
+from bot.render.limits import MAX_TEXT, visible_length
 from bot.render.texts import COMMANDS, ENGINE_REASONS
 from engine import Rules
 
@@ -143,9 +144,9 @@ def test_stats_order_and_big_tally() -> None:
     text = render_stats(TALLY, "en")
     assert text.index("Аня") < text.index("Вика") < text.index("Боря") < text.index("Computer")
     many = [Tally(f"Player {i}" * 5, i, i, i, i, i) for i in range(300)]
-    assert text_length(render_stats(many, "ru")) <= MAX_TEXT
+    assert visible_length(render_stats(many, "ru")) <= MAX_TEXT
     end = render_end(result(), players(3), "ru", EndContext(1, 1, tally=many))
-    assert text_length(end.text) <= MAX_TEXT
+    assert visible_length(end.text) <= MAX_TEXT
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -158,7 +159,7 @@ def test_rules_text_snapshot(lang: Lang) -> None:
 @pytest.mark.parametrize("preset", ["podkidnoy", "perevodnoy", "prostoy", "prostoy5"])
 def test_rules_text_for_every_game(lang: Lang, preset: str) -> None:
     text = render_rules(Rules.preset(preset), lang)
-    assert text_length(text) < MAX_TEXT and "{" not in text
+    assert visible_length(text) < MAX_TEXT and "{" not in text
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -20,7 +20,8 @@ from bot.render import (
     render_replay,
     render_solo_lobby,
 )
-from bot.render.common import MAX_TEXT, card_text, text_length
+from bot.render.common import card_text
+from bot.render.limits import MAX_TEXT, visible_length
 from engine import Event, Game, Rules
 from engine.actions import Cover, Lead, Pass, Take, Throw, Transfer
 from engine.ai import make_player
@@ -218,7 +219,7 @@ def test_a_six_player_frame_fits_a_message() -> None:
         viewer=2,
         codec=CODEC,
     )
-    assert text_length(render_replay(shown, people, "ru", rules).text) <= MAX_TEXT
+    assert visible_length(render_replay(shown, people, "ru", rules).text) <= MAX_TEXT
 
 
 @pytest.mark.parametrize("lang", LANGS)

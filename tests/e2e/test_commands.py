@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
-from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 
 from bot.i18n import tr
-from engine import Rules
+from bot.store import Outcome, Seat, SqliteStore
+from engine import Game, Rules
+from engine.actions import Resign
 
 from .harness import (
     Table,
@@ -120,6 +123,70 @@ async def test_private_stats_name_each_group_and_add_up(tmp_path: Path) -> None:
         assert "Friends —" in text and "Work —" in text, text
         assert tr("en", "tally.games", n=2) in text, "the totals of both groups"
         assert text.count("Ann") == 0
+
+
+SERIES = (
+    Outcome(durak_seats=(0,), draw=False, pogony=True, points=(0, 2)),
+    Outcome(durak_seats=(), draw=True, pogony=False, points=(1, 1)),
+    Outcome(durak_seats=(1,), draw=False, pogony=False, points=(2, 0)),
+)
+"""Three games in each group: the first player lost one with pogony, drew one, won one."""
+
+
+async def finished_games(db: Path, chat_ids: list[int], users: list[FakeUser]) -> None:
+    """The games of :data:`SERIES` in each chat between ``users``, kept as the bot keeps
+    finished games: as if played before this run of the bot."""
+    seats = tuple(Seat.human(u.id, u.first_name) for u in users)
+    rules = Rules()
+    async with SqliteStore.open(db) as store:
+        for chat_id in chat_ids:
+            for outcome in SERIES:
+                game = Game.new(rules, players=len(seats), seed=chat_id)
+                lobby = await store.create_table(
+                    chat_id, rules=rules.model_dump_json(), creator_id=users[0].id, seats=seats
+                )
+                table = await store.start_game(
+                    lobby.table_id, lobby.version, seed=chat_id, game=game.to_json()
+                )
+                game.apply(Resign(1))
+                await store.save_action(
+                    table.table_id,
+                    table.version,
+                    game=game.to_json(),
+                    action=json.dumps(Resign(1).to_dict()),
+                    seat=1,
+                    outcome=outcome,
+                )
+
+
+async def test_a_player_s_stats_in_forty_groups_are_delivered(tmp_path: Path) -> None:
+    """Forty groups, each with a long title: the reply lists the most recent ones, says
+    how many more, and counts them all in the totals (it used to be refused as too long)."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        ann, bob = await tg.create_users("Ann", "Bob")
+        groups = [
+            await tg.create_group(
+                f"{i:02} · The Friday evening durak club of the third floor",
+                members=[ann, bob],
+                creator=ann,
+            )
+            for i in range(40)
+        ]
+        await finished_games(db, [g.id for g in groups], [ann, bob])
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            asked = await tg.send_command(ann, tg.private_chat(ann), "stats")
+            reply = await tg.wait_for_message(
+                tg.private_chat(ann), lambda m: m.message_id > asked.message_id, timeout=10
+            )
+        text = reply.plain_text
+        refused = [c.description for c in tg.failed_calls if c.method == "sendMessage"]
+        assert refused == [], "nothing refused"
+        listed = [g for g in groups if (g.title or "")[:20] in text]
+        assert 0 < len(listed) < 40
+        assert tr("en", "stats.mine_more", n=40 - len(listed)) in text
+        assert tr("en", "tally.games", n=120) in text and tr("en", "tally.points", n=120) in text
+        assert tr("en", "tally.pogony", n=40) in text and tr("en", "tally.draws", n=40) in text
 
 
 async def test_an_anonymous_admin_opens_and_cancels_a_lobby_seating_nobody(

@@ -52,6 +52,9 @@ from .models import (
 )
 from .world import WebhookConfig, World
 
+#: answerCallbackQuery's text: "0-200 characters" (core.telegram.org/bots/api
+#: #answercallbackquery); over it Telegram answers 400 "Bad Request: MESSAGE_TOO_LONG"
+#: (as reported in eternnoir/pyTelegramBotAPI#500).
 MAX_CALLBACK_ANSWER_LENGTH = 200
 #: A bot may delete a message only within this many seconds of its sending.
 DELETE_WINDOW = 48 * 3600
@@ -271,6 +274,11 @@ class BotApi:
             raise bad_request("unsupported parse_mode") from None
         if not parsed.text:
             raise bad_request(MESSAGE_TEXT_EMPTY)
+        # sendMessage's text and editMessageText's: "1-4096 characters after entities
+        # parsing" (core.telegram.org/bots/api#sendmessage, #editmessagetext). tdlib, which
+        # the Bot API server runs, counts a bot's text in code points (utf8_length against
+        # message_text_length_max in td/telegram/MessageContent.cpp) and answers "Message
+        # is too long"; the Bot API gives it as 400 "Bad Request: message is too long".
         if parsed.length > MAX_TEXT_LENGTH:
             raise bad_request(MESSAGE_TOO_LONG)
         return text, parse_mode, parsed
