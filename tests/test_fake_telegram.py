@@ -36,6 +36,7 @@ from telegram import (
     BotCommandScopeChat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    ReplyParameters,
     Update,
 )
 from telegram.error import (
@@ -779,6 +780,38 @@ async def test_forced_429_comes_before_a_fault(server: FakeTelegramServer, bot: 
     assert not Faults().may_fault("getUpdates")
 
 
+async def test_a_forced_fault_meets_only_the_calls_it_names(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    ann = await started_user(server, "Ann")
+    bob = await started_user(server, "Bob")
+    server.force_fault("reset", 2, chat=ann.id, method="sendMessage")
+    server.force_fault("error")
+    await bot.get_updates(timeout=0)  # getUpdates is never named by a fault without methods
+    with pytest.raises(NetworkError, match="Bad Gateway"):
+        await bot.send_message(bob.id, "the fault for any call")
+    await bot.send_message(bob.id, "through")
+    for _ in range(2):
+        with pytest.raises(NetworkError):
+            await bot.send_message(ann.id, "reset")
+    await bot.send_message(ann.id, "through")
+    assert [(c.chat_id, c.fault) for c in server.calls_to("sendMessage")] == [
+        (bob.id, "error"),
+        (bob.id, None),
+        (ann.id, "reset"),
+        (ann.id, "reset"),
+        (ann.id, None),
+    ]
+    assert [m.text for m in server.bot_messages(ann.id)] == ["through"]
+    server.force_fault("timeout", applied=True, method="sendMessage")
+    server.set_faults(Faults(timeout=1.0, applied=0.0, hang=0.05))  # the forced one first
+    with pytest.raises(NetworkError):
+        await bot.send_message(ann.id, "carried out, the answer lost")
+    assert [m.text for m in server.bot_messages(ann.id)][-1] == "carried out, the answer lost"
+    with pytest.raises(ValueError):
+        server.force_fault("flood")
+
+
 # ---- old messages ------------------------------------------------------------------------
 
 
@@ -854,6 +887,95 @@ async def test_forum_topics(server: FakeTelegramServer) -> None:
     topic_created = Update.de_json(server.updates[0], app.bot).message
     assert topic_created is not None and topic_created.forum_topic_created is not None
     assert topic_created.forum_topic_created.name == "Durak"
+
+
+async def test_closed_and_deleted_forum_topics(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob = await server.create_users("Ann", "Bob")
+    forum = await server.create_supergroup("Club", forum=True, members=[bob], creator=ann)
+    topic = await server.create_topic(forum, "Durak", by=ann)
+    own = await server.create_topic(forum, "The bot's own")  # created by the bot
+    sent = await bot.send_message(forum.id, "table", message_thread_id=topic)
+    with pytest.raises(ValueError):
+        await server.close_topic(forum, topic, by=bob)  # neither an admin nor its creator
+    await server.close_topic(forum, topic, by=ann)
+    await server.close_topic(forum, own, by=ann)
+    closed = Update.de_json(server.updates[-1], bot).message
+    assert closed is not None and closed.forum_topic_closed is not None
+    with pytest.raises(BadRequest, match="Topic_closed"):
+        await bot.send_message(forum.id, "new", message_thread_id=topic)
+    await bot.edit_message_text("edited in place", forum.id, sent.message_id)
+    await bot.send_message(forum.id, "its creator may", message_thread_id=own)
+    with pytest.raises(ValueError):
+        await server.send_text(bob, forum, "a member may not", thread_id=topic)
+    await server.send_text(ann, forum, "an admin may", thread_id=topic)
+    await server.set_bot_admin(forum, by=ann)
+    await bot.send_message(forum.id, "an admin bot may", message_thread_id=topic)
+    await server.set_bot_admin(forum, False, by=ann)
+    await server.reopen_topic(forum, topic, by=ann)
+    await bot.send_message(forum.id, "open again", message_thread_id=topic)
+
+    await server.close_general(forum, by=ann)
+    with pytest.raises(BadRequest, match="Topic_closed"):
+        await bot.send_message(forum.id, "in General")
+    await bot.send_message(forum.id, "topics stay open", message_thread_id=topic)
+    await server.close_general(forum, by=ann, closed=False)
+    await bot.send_message(forum.id, "in General again")
+
+    updates = len(server.world.queue.pending)
+    with pytest.raises(ValueError):
+        await server.delete_topic(forum, topic, by=bob)
+    await server.delete_topic(forum, topic, by=ann)
+    assert len(server.world.queue.pending) == updates, "the bot is not told"
+    assert server.messages(forum, thread_id=topic) == []
+    with pytest.raises(BadRequest, match="Message thread not found"):
+        await bot.send_message(forum.id, "into the void", message_thread_id=topic)
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("gone", forum.id, sent.message_id)
+
+
+async def test_channels_and_posts_on_behalf_of_one(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob = await server.create_users("Ann", "Bob")
+    channel = await server.create_channel("News", creator=ann, username="news")
+    with pytest.raises(ValueError):
+        await server.add_bot(channel, by=bob)  # only its admins add bots
+    await server.add_bot(channel, by=ann)  # always as an administrator
+    added = Update.de_json(server.updates[-1], bot).my_chat_member
+    assert added is not None and added.chat.type == "channel"
+    assert added.new_chat_member.status == "administrator"
+    with pytest.raises(ValueError):
+        await server.send_text(ann, channel, "channel posts are not simulated")
+
+    group = await server.create_supergroup("G", members=[ann, bob], creator=bob)
+    posted = await server.send_text(ann, group, "/help", as_channel=channel)
+    message = Update.de_json(server.updates[-1], bot).message
+    assert message is not None and message.message_id == posted.message_id
+    assert message.from_user is not None and message.from_user.id == 136817688
+    assert message.from_user.username == "Channel_Bot" and message.from_user.is_bot
+    assert message.sender_chat is not None and message.sender_chat.id == channel.id
+    with pytest.raises(ValueError):
+        await server.send_text(bob, group, "not his channel", as_channel=channel)
+    basic = await server.create_group("Basic", members=[ann], creator=bob)
+    with pytest.raises(ValueError):
+        await server.send_text(ann, basic, "only in supergroups", as_channel=channel)
+
+
+async def test_a_reply_to_a_deleted_message(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob, cid = await server.create_users("Ann", "Bob", "Cid")
+    group = await server.create_supergroup("G", members=[bob, cid], creator=ann)
+    asked = await server.send_text(bob, group, "/rules")
+    with pytest.raises(ValueError):
+        await server.delete_message(group, asked, by=cid)  # a member, not its author
+    await server.delete_message(group, asked, by=ann)  # an admin may
+    updates = len(server.world.queue.pending)
+    with pytest.raises(BadRequest, match="Message to be replied not found"):
+        await bot.send_message(group.id, "quoting", reply_to_message_id=asked.message_id)
+    sent = await bot.send_message(
+        group.id,
+        "unquoted",
+        reply_parameters=ReplyParameters(asked.message_id, allow_sending_without_reply=True),
+    )
+    assert sent.reply_to_message is None
+    assert len(server.world.queue.pending) == updates, "no update tells of a deletion"
 
 
 async def test_admins_members_pins_and_leaving(server: FakeTelegramServer, bot: Bot) -> None:

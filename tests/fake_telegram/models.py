@@ -11,6 +11,7 @@ from .keyboards import Button, inline_buttons, select_button
 PRIVATE = "private"
 GROUP = "group"
 SUPERGROUP = "supergroup"
+CHANNEL = "channel"
 
 #: Chat member statuses, as in the Bot API.
 CREATOR = "creator"
@@ -215,7 +216,7 @@ class FakeMessage:
 
 @dataclass(eq=False)
 class FakeChat:
-    """A private chat, group or supergroup (possibly a forum) as the bot knows it."""
+    """A private chat, group, supergroup (possibly a forum) or channel as the bot knows it."""
 
     id: int
     type: str
@@ -230,6 +231,12 @@ class FakeChat:
     bot_status: str = MEMBER
     #: Forum topics: thread id -> name.
     topics: dict[int, str] = field(default_factory=dict)
+    #: Who created each forum topic: thread id -> user id (the bot's own id for its topics).
+    topic_creators: dict[int, int] = field(default_factory=dict)
+    #: Forum topics closed (their thread ids): only topic managers post there.
+    closed_topics: set[int] = field(default_factory=set)
+    #: The forum's General topic is closed.
+    general_closed: bool = False
     messages: dict[int, FakeMessage] = field(default_factory=dict, repr=False)
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None
@@ -238,8 +245,8 @@ class FakeChat:
 
     @property
     def is_group(self) -> bool:
-        """A group or supergroup (not a private chat)."""
-        return self.type != PRIVATE
+        """A group or supergroup (not a private chat, nor a channel)."""
+        return self.type in (GROUP, SUPERGROUP)
 
     @property
     def bot_is_admin(self) -> bool:

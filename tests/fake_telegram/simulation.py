@@ -10,6 +10,7 @@ from typing import Any
 from .formatting import command_entities, utf16_len
 from .models import (
     ADMINISTRATOR,
+    CHANNEL,
     CREATOR,
     GROUP,
     KICKED,
@@ -17,6 +18,7 @@ from .models import (
     MEMBER,
     PRESENT_STATUSES,
     PRIVATE,
+    SUPERGROUP,
     FakeChat,
     FakeMessage,
     FakeUser,
@@ -26,6 +28,10 @@ from .world import ChatRef, UserRef, World
 
 ANONYMOUS_ADMIN_ID = 1087968824
 """GroupAnonymousBot's user id, the same on every Telegram account."""
+CHANNEL_BOT_ID = 136817688
+"""Channel_Bot's user id: the ``from`` of every message a user posts on behalf of a
+channel, whichever the channel (the Bot API's Message.from: "a fake sender user in
+non-channel chats, if the message was sent on behalf of a chat"; umputun/tg-spam#370)."""
 
 _MENTION_RE = re.compile(r"(?:(?<=\W)|^)@[A-Za-z0-9_]{3,32}")
 _START_LINK_RE = re.compile(
@@ -141,6 +147,19 @@ class Simulation:
         chat.bot_status = bot_status
         return chat
 
+    async def create_channel(
+        self,
+        title: str,
+        *,
+        creator: UserRef,
+        admins: Iterable[UserRef] = (),
+        username: str | None = None,
+    ) -> FakeChat:
+        """A channel its creator (and admins) post in; the bot is not in it yet."""
+        chat = self.world.add_channel(title, username=username)
+        self._fill(chat, (), admins, creator)
+        return chat
+
     async def create_topic(self, chat: ChatRef, name: str, *, by: UserRef | None = None) -> int:
         """A forum topic; returns its message_thread_id. With ``by``, the bot is told."""
         group = self.world.chat(chat)
@@ -149,6 +168,7 @@ class Simulation:
         sender = self.world.user(by) if by is not None else self.world.bot
         thread_id = group.next_message_id
         group.topics[thread_id] = name
+        group.topic_creators[thread_id] = sender.id
         message = self.world.add_message(
             group,
             sender,
@@ -158,6 +178,69 @@ class Simulation:
         if by is not None:
             self._deliver(message, addressed=True)
         return thread_id
+
+    def _topic_manager(self, group: FakeChat, by: UserRef, thread_id: int | None) -> FakeUser:
+        """Who closes, reopens or deletes a topic: an admin, or (to close or reopen a topic
+        that is not General) its creator."""
+        person = self.world.user(by)
+        admin = group.status_of(person.id) in (CREATOR, ADMINISTRATOR)
+        creator = thread_id is not None and group.topic_creators.get(thread_id) == person.id
+        if not (admin or creator):
+            raise ValueError(f"{person.first_name} may not manage topics in chat {group.id}")
+        return person
+
+    def _topic(self, chat: ChatRef, thread_id: int) -> FakeChat:
+        group = self.world.chat(chat)
+        if not group.is_forum or thread_id not in group.topics:
+            raise ValueError(f"no topic {thread_id} in chat {group.id}")
+        return group
+
+    async def close_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Close a forum topic: only topic managers and its creator may post there now;
+        what is there stays, and the bot may still edit its messages. A service message
+        says so in the topic."""
+        group = self._topic(chat, thread_id)
+        person = self._topic_manager(group, by, thread_id)
+        group.closed_topics.add(thread_id)
+        message = self.world.add_message(
+            group, person, thread_id=thread_id, extra={"forum_topic_closed": {}}
+        )
+        self._deliver(message, addressed=True)
+
+    async def reopen_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Reopen a closed forum topic (with a service message in it)."""
+        group = self._topic(chat, thread_id)
+        person = self._topic_manager(group, by, thread_id)
+        group.closed_topics.discard(thread_id)
+        message = self.world.add_message(
+            group, person, thread_id=thread_id, extra={"forum_topic_reopened": {}}
+        )
+        self._deliver(message, addressed=True)
+
+    async def delete_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Delete a forum topic and every message in it (an admin's act). The bot is not
+        told: its sends there are refused ("message thread not found") and its messages
+        there are gone ("message to edit not found")."""
+        group = self._topic(chat, thread_id)
+        person = self.world.user(by)
+        if group.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+            raise ValueError(f"{person.first_name} may not delete topics in chat {group.id}")
+        del group.topics[thread_id]
+        group.closed_topics.discard(thread_id)
+        group.topic_creators.pop(thread_id, None)
+        for message in group.messages.values():
+            if message.thread_id == thread_id:
+                message.deleted = True
+        self.world.notifier.notify()
+
+    async def close_general(self, chat: ChatRef, *, by: UserRef, closed: bool = True) -> None:
+        """Close (or reopen) a forum's General topic: only topic managers post there."""
+        group = self.world.chat(chat)
+        if not group.is_forum:
+            raise ValueError(f"chat {group.id} is not a forum")
+        self._topic_manager(group, by, None)
+        group.general_closed = closed
+        self.world.notifier.notify()
 
     async def add_member(
         self, chat: ChatRef, user: UserRef, *, by: UserRef | None = None, announce: bool = True
@@ -196,10 +279,18 @@ class Simulation:
         self.world.notifier.notify()
 
     async def add_bot(self, chat: ChatRef, *, by: UserRef, admin: bool = False) -> None:
-        """Someone adds the bot: my_chat_member (left -> member) and new_chat_members."""
+        """Someone adds the bot: my_chat_member (left -> member) and new_chat_members. A
+        channel takes a bot only as an administrator (tdlib td_api.tl,
+        internalLinkTypeBotAddToChannel), and posts no service message about it."""
         group = self.world.chat(chat)
         actor = self.world.user(by)
         old = group.bot_status
+        if group.type == CHANNEL:
+            if group.status_of(actor.id) not in (CREATOR, ADMINISTRATOR):
+                raise ValueError(f"{actor.first_name} may not add bots to channel {group.id}")
+            group.bot_status = ADMINISTRATOR
+            self.world.my_chat_member(group, actor, old, group.bot_status)
+            return
         group.bot_status = ADMINISTRATOR if admin else MEMBER
         self.world.my_chat_member(group, actor, old, group.bot_status)
         message = self.world.add_message(
@@ -277,20 +368,38 @@ class Simulation:
         thread_id: int | None = None,
         reply_to: FakeMessage | int | None = None,
         anonymous: bool = False,
+        as_channel: ChatRef | None = None,
     ) -> FakeMessage:
         """The user writes ``text`` (commands get bot_command entities) in a chat or topic.
 
         ``anonymous``: an admin who posts as the group itself: the message comes from
-        GroupAnonymousBot with the group as ``sender_chat``, as Telegram sends it."""
+        GroupAnonymousBot with the group as ``sender_chat``, as Telegram sends it.
+        ``as_channel``: a member of a supergroup posts on behalf of a channel he runs:
+        the message comes from Channel_Bot with the channel as ``sender_chat``."""
         person = self.world.user(user)
         place = self.world.chat(chat)
         extra: dict[str, Any] = {}
+        sender = person
         if anonymous:
             if place.type == PRIVATE or place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
                 raise ValueError(f"only an admin of chat {place.id} can post as the group")
             extra["sender_chat"] = place.to_api()
+            sender = self._anonymous_bot()
+        if as_channel is not None:
+            channel = self.world.chat(as_channel)
+            if channel.type != CHANNEL or channel.status_of(person.id) not in (
+                CREATOR,
+                ADMINISTRATOR,
+            ):
+                raise ValueError(f"{person.first_name} cannot post as chat {channel.id}")
+            if place.type != SUPERGROUP:
+                raise ValueError("only in a supergroup can one post as a channel")
+            extra["sender_chat"] = channel.to_api()
+            sender = self._channel_bot()
         if not text.strip():
             raise ValueError("a user cannot send an empty message")
+        if place.type == CHANNEL:
+            raise ValueError("posts in channels (channel_post updates) are not simulated")
         if place.type == PRIVATE:
             if place.user is not person:
                 raise ValueError(f"{person.first_name} is not in private chat {place.id}")
@@ -308,6 +417,12 @@ class Simulation:
                 thread_id = target.thread_id
         if thread_id is not None and place.is_forum and thread_id not in place.topics:
             raise ValueError(f"no topic {thread_id} in chat {place.id}")
+        if place.is_forum and (
+            place.general_closed if thread_id is None else thread_id in place.closed_topics
+        ):
+            creator = thread_id is not None and place.topic_creators.get(thread_id) == person.id
+            if not creator and place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+                raise ValueError(f"{person.first_name} may not post in a closed topic")
         entities = command_entities(text)
         for match in _MENTION_RE.finditer(text):
             entities.append(
@@ -320,7 +435,7 @@ class Simulation:
         entities.sort(key=lambda e: e["offset"])
         message = self.world.add_message(
             place,
-            self._anonymous_bot() if anonymous else person,
+            sender,
             text=text,
             entities=entities,
             thread_id=thread_id,
@@ -329,6 +444,24 @@ class Simulation:
         )
         self._deliver(message, addressed=self._addressed(text, target))
         return message
+
+    async def delete_message(
+        self, chat: ChatRef, message: FakeMessage | int, *, by: UserRef | None = None
+    ) -> FakeMessage:
+        """A user deletes a message (by default its author; an admin may delete anyone's).
+        Telegram tells the bot nothing: its later replies to it find no message."""
+        place = self.world.chat(chat)
+        message_id = message.message_id if isinstance(message, FakeMessage) else message
+        target = place.messages.get(message_id)
+        if target is None or target.deleted:
+            raise KeyError(f"no message {message_id} in chat {place.id}")
+        person = self.world.user(by) if by is not None else target.sender
+        own = person is target.sender or (place.type == PRIVATE and place.user is person)
+        if not own and place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+            raise ValueError(f"{person.first_name} may not delete message {message_id}")
+        target.deleted = True
+        self.world.notifier.notify()
+        return target
 
     def _anonymous_bot(self) -> FakeUser:
         """GroupAnonymousBot, the sender Telegram shows for an anonymous admin's posts."""
@@ -346,6 +479,22 @@ class Simulation:
             )
         return found
 
+    def _channel_bot(self) -> FakeUser:
+        """Channel_Bot, the sender Telegram shows for posts made on behalf of a channel."""
+        found = self.world.users.get(CHANNEL_BOT_ID)
+        if found is None:
+            found = self.world.add_user(
+                FakeUser(
+                    id=CHANNEL_BOT_ID,
+                    first_name="Channel",
+                    username="Channel_Bot",
+                    is_bot=True,
+                    language_code=None,
+                    started=True,
+                )
+            )
+        return found
+
     async def send_command(
         self,
         user: UserRef,
@@ -356,15 +505,19 @@ class Simulation:
         thread_id: int | None = None,
         mention: bool = False,
         anonymous: bool = False,
+        as_channel: ChatRef | None = None,
     ) -> FakeMessage:
         """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``;
-        ``anonymous``: an admin posting as the group)."""
+        ``anonymous``: an admin posting as the group; ``as_channel``: on behalf of a
+        channel he runs)."""
         text = "/" + command.lstrip("/")
         if mention:
             text += f"@{self.world.bot.username}"
         if args:
             text += f" {args}"
-        return await self.send_text(user, chat, text, thread_id=thread_id, anonymous=anonymous)
+        return await self.send_text(
+            user, chat, text, thread_id=thread_id, anonymous=anonymous, as_channel=as_channel
+        )
 
     async def open_link(self, user: UserRef, url: str) -> FakeMessage:
         """The user follows a ``t.me/<bot>?start=<payload>`` link (sends /start payload)."""
