@@ -559,6 +559,34 @@ async def test_force_429_on_demand(server: FakeTelegramServer, bot: Bot) -> None
     ]
 
 
+async def test_a_flood_wait_refuses_its_methods_counting_down(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    clock = stopped_clock(server)
+    server.flood_wait(600, "setMyCommands", "setMyDescription")
+    with pytest.raises(RetryAfter) as first:
+        await bot.set_my_commands([BotCommand("help", "Help")])
+    assert first.value.retry_after == 600
+    clock.now += 100.5
+    with pytest.raises(RetryAfter) as later:
+        await bot.set_my_description("A bot", language_code="en")
+    assert later.value.retry_after == 500, "the seconds left, rounded up"
+    assert await bot.set_my_short_description("Short") is True, "other methods go on"
+    assert await bot.get_my_commands() == ()
+    clock.now += 500
+    assert await bot.set_my_commands([BotCommand("help", "Help")]) is True
+    assert server.my_commands() == [{"command": "help", "description": "Help"}]
+    server.flood_wait(300, "setMyDescription")
+    server.flood_wait(0, "setMyDescription")  # lifted
+    assert await bot.set_my_description("A bot") is True
+    assert [(c.method, c.forced, c.retry_after) for c in server.rate_limited] == [
+        ("setMyCommands", True, 600),
+        ("setMyDescription", True, 500),
+    ]
+    with pytest.raises(TypeError):
+        server.limiter.flood_wait(5, "setMyCommands")
+
+
 async def test_aioratelimiter_keeps_a_burst_of_edits_clear_of_429(
     server: FakeTelegramServer,
 ) -> None:

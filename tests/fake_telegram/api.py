@@ -197,11 +197,14 @@ class BotApi:
         return await self.run(method, raw)
 
     def take_forced(self, method: str, raw: dict[str, Any]) -> None:
-        """Raise ForcedRetry if a forced 429 matches this call (unknown methods: never)."""
+        """Raise ForcedRetry if a forced 429 or a flood wait matches this call (unknown
+        methods: never)."""
         entry = self._handlers.get(method.lower())
         if entry is None:
             return
         retry_after = self.limiter.take_forced(entry[0], raw.get("chat_id"))
+        if retry_after is None:
+            retry_after = self.limiter.take_flood(entry[0])
         if retry_after is not None:
             raise ForcedRetry(retry_after)
 
@@ -726,7 +729,7 @@ class BotApi:
 
 
 class ForcedRetry(ApiError):
-    """A 429 served by force_429 (recorded as forced)."""
+    """A 429 served by force_429 or flood_wait (recorded as forced)."""
 
     def __init__(self, retry_after: int) -> None:
         error = too_many_requests(retry_after)

@@ -194,6 +194,11 @@ class FakeTelegramServer(Simulation, Inspection):
         chat_id = chat.id if isinstance(chat, FakeChat) else chat
         self.limiter.force(times, retry_after, chat_id=chat_id, method=method)
 
+    def flood_wait(self, seconds: float, *methods: str) -> None:
+        """Refuse every call of ``methods`` with 429 for the next ``seconds`` (real time,
+        not scaled), ``retry_after`` counting down the seconds left; 0 lifts the wait."""
+        self.limiter.flood_wait(seconds, methods)
+
     def drop_pending_updates(self) -> int:
         """Forget the updates the bot has not fetched yet; return how many there were."""
         count = len(self.world.queue.pending)
