@@ -13,10 +13,11 @@ import asyncio
 import json
 import logging
 import multiprocessing
+import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from bot.coach_worker import analyse, lower_priority, prepare
+from bot.coach_worker import analyse, prepare, start_worker
 from bot.replay import Replay
 from bot.store import Store
 from engine.ai.coach import Review
@@ -131,11 +132,15 @@ class Coach:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # spawn: a fresh interpreter, never a fork of a process with threads running
+            # spawn: a fresh interpreter, never a fork of a process with threads running.
+            # Each worker ends with the bot, even one killed outright; so then does
+            # multiprocessing's resource tracker, which spawn needs and which ends once
+            # nothing (neither the bot nor a worker) holds its pipe open any more.
             self._pool = ProcessPoolExecutor(
                 max_workers=self._workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=lower_priority,
+                initializer=start_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool
 

@@ -13,8 +13,8 @@ import logging
 
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
-from telegram.error import NetworkError, TimedOut
+from telegram._utils.types import JSONDict, ODVInput
+from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 __all__ = ["AiohttpRequest"]
@@ -127,6 +127,18 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> JSONDict:
+        """Telegram's JSON answer, as PTB parses it; but a body that is no JSON (the HTML
+        page of a gateway's 502, a passing failure that the caller tries again) is one
+        warning line, not an ERROR with a traceback."""
+        try:
+            found: JSONDict = json.loads(payload.decode("utf-8", "replace"))
+        except ValueError as exc:
+            log.warning("the Bot API answered with no JSON: %.120r", payload)
+            raise TelegramError("Invalid server response") from exc
+        return found
 
     def __repr__(self) -> str:
         return f"AiohttpRequest(pool={self._pool_size})"

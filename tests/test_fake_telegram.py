@@ -587,6 +587,34 @@ async def test_force_429_on_demand(server: FakeTelegramServer, bot: Bot) -> None
     ]
 
 
+async def test_a_flood_wait_refuses_its_methods_counting_down(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    clock = stopped_clock(server)
+    server.flood_wait(600, "setMyCommands", "setMyDescription")
+    with pytest.raises(RetryAfter) as first:
+        await bot.set_my_commands([BotCommand("help", "Help")])
+    assert first.value.retry_after == 600
+    clock.now += 100.5
+    with pytest.raises(RetryAfter) as later:
+        await bot.set_my_description("A bot", language_code="en")
+    assert later.value.retry_after == 500, "the seconds left, rounded up"
+    assert await bot.set_my_short_description("Short") is True, "other methods go on"
+    assert await bot.get_my_commands() == ()
+    clock.now += 500
+    assert await bot.set_my_commands([BotCommand("help", "Help")]) is True
+    assert server.my_commands() == [{"command": "help", "description": "Help"}]
+    server.flood_wait(300, "setMyDescription")
+    server.flood_wait(0, "setMyDescription")  # lifted
+    assert await bot.set_my_description("A bot") is True
+    assert [(c.method, c.forced, c.retry_after) for c in server.rate_limited] == [
+        ("setMyCommands", True, 600),
+        ("setMyDescription", True, 500),
+    ]
+    with pytest.raises(TypeError):
+        server.limiter.flood_wait(5, "setMyCommands")
+
+
 async def test_aioratelimiter_keeps_a_burst_of_edits_clear_of_429(
     server: FakeTelegramServer,
 ) -> None:
@@ -1149,6 +1177,27 @@ async def test_json_and_multipart_bodies(server: FakeTelegramServer) -> None:
 async def test_wait_for_times_out_with_a_useful_message(server: FakeTelegramServer) -> None:
     with pytest.raises(TimeoutError, match=r"the impossible not met within 0\.05s"):
         await server.wait_for(lambda: False, timeout=0.05, what="the impossible")
+
+
+async def test_a_server_older_than_bot_api_9_5_refuses_live_clocks() -> None:
+    clock = '⏱ <tg-time unix="1767225600" format="r">in 1:35</tg-time>'  # ⏱: 3 bytes
+    async with FakeTelegramServer(limits=Limits.fast(), api_version=(9, 4)) as old:
+        app = old.application_builder().build()
+        async with app:
+            ann = await started_user(old, "Ann")
+            with pytest.raises(BadRequest) as refused:
+                await app.bot.send_message(ann.id, clock, parse_mode="HTML")
+            assert str(refused.value) == (
+                'Can\'t parse entities: unsupported start tag "tg-time" at byte offset 4'
+            )
+            sent = await app.bot.send_message(ann.id, "⏱ <b>in 1:35</b>", parse_mode="HTML")
+            assert sent.text == "⏱ in 1:35"
+    async with FakeTelegramServer(limits=Limits.fast()) as today:
+        app = today.application_builder().build()
+        async with app:
+            ann = await started_user(today, "Ann")
+            sent = await app.bot.send_message(ann.id, clock, parse_mode="HTML")
+            assert [e.type for e in sent.entities] == ["date_time"]
 
 
 def test_html_parser_utf16_offsets_and_nesting() -> None:

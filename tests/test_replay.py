@@ -6,6 +6,8 @@ import asyncio
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,6 +134,26 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
         finally:
             coach.close()
         assert not Coach(store, workers=0).enabled
+
+
+@pytest.mark.parametrize("start", ["die_with", "_watch"])
+def test_a_worker_whose_bot_is_gone_ends_at_once(start: str) -> None:
+    # The bot died before the worker got this far (its parent is another process now):
+    # the worker ends rather than wait for work that never comes. ``_watch`` is the
+    # look-out where the kernel cannot be asked to kill the worker with its parent.
+    code = (
+        f"import os\nfrom bot.coach_worker import {start}\n"
+        f"{start}(os.getppid() + 1)\nprint('still here')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (1, ""), done.stderr
 
 
 def test_a_worker_rests_as_long_as_it_worked_slice_by_slice() -> None:

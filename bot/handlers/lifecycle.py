@@ -5,13 +5,8 @@ the command menus, the daily purge of lobbies nobody started; updates of one tab
 from __future__ import annotations
 
 import logging
-from typing import Final
 
-from telegram import (
-    BotCommandScopeAllGroupChats,
-    BotCommandScopeAllPrivateChats,
-    Update,
-)
+from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
     Application,
@@ -19,13 +14,13 @@ from telegram.ext import (
 )
 
 from bot import callbacks as cb
-from bot import render as r
 from bot.coach import Coach
 from bot.handlers.common import (
     chat_lang,
 )
 from bot.handlers.replay import ReplayDesk
-from bot.i18n import RUSSIAN_SPOKEN, pick_lang, tr
+from bot.i18n import tr
+from bot.menus import Menus
 from bot.ordering import default_key
 from bot.pacing import Pacer
 from bot.presenter import Presenter
@@ -72,7 +67,10 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     rt.service = TableService(rt.store)
     coach = Coach(rt.store, workers=rt.settings.coach_workers, budget=rt.settings.coach_budget)
     rt.extras["replays"] = ReplayDesk(rt, presenter, coach)
-    await set_commands(app)
+    # the menus are set in the background: a flood wait there never delays an update
+    menus = Menus(app.bot, rt.store)
+    rt.extras["menus"] = menus
+    menus.start()
     pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
     for live in await rt.service.load_running():
         if pacer is not None:
@@ -110,15 +108,18 @@ async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
-    """Deliver what is pending while the connection to Telegram is still open."""
+    """Stop setting the menus; deliver what is pending while the connection to Telegram is
+    still open."""
     rt: Runtime = app.bot_data["runtime"]
+    await _stop_menus(rt)
     if rt.publisher is not None:
         await rt.publisher.close()
 
 
 async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
-    """Close the store."""
+    """Stop what still runs (the menus, the coach's workers) and close the store."""
     rt: Runtime = app.bot_data["runtime"]
+    await _stop_menus(rt)
     desk = rt.extras.get("replays")
     if isinstance(desk, ReplayDesk) and desk.coach is not None:
         desk.coach.close()
@@ -126,26 +127,7 @@ async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
         await rt.store.close()
 
 
-MENU_LANGUAGES: Final = (None, *sorted(RUSSIAN_SPOKEN), "en")
-"""The language codes the command menus and descriptions are set for: the default (None,
-English), every language answered in Russian (uk, be, kk...), and English itself."""
-
-
-async def set_commands(app: Application) -> None:  # type: ignore[type-arg]
-    """The command menus of both scopes and the bot's descriptions, per language."""
-    for code in MENU_LANGUAGES:
-        lang = pick_lang(code)
-        for scope, telegram_scope in (
-            ("group", BotCommandScopeAllGroupChats()),
-            ("private", BotCommandScopeAllPrivateChats()),
-        ):
-            commands = r.bot_commands(lang, scope)  # type: ignore[arg-type]
-            try:
-                await app.bot.set_my_commands(commands, scope=telegram_scope, language_code=code)
-            except TelegramError as exc:
-                log.warning("could not set the %s %s commands: %s", code, scope, exc)
-        try:
-            await app.bot.set_my_description(tr(lang, "about.description"), language_code=code)
-            await app.bot.set_my_short_description(tr(lang, "about.short"), language_code=code)
-        except TelegramError as exc:
-            log.warning("could not set the %s descriptions: %s", code, exc)
+async def _stop_menus(rt: Runtime) -> None:
+    menus = rt.extras.get("menus")
+    if isinstance(menus, Menus):
+        await menus.stop()

@@ -201,3 +201,11 @@ class Store(Protocol):
     ) -> None:
         """Keep the coach's review of a game for one viewer (the first one kept wins)."""
         ...
+
+    async def get_state(self, key: str) -> str | None:
+        """What the bot keeps about itself under ``key`` (opaque to the store), or None."""
+        ...
+
+    async def set_state(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key``, replacing what was kept there."""
+        ...

@@ -180,6 +180,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        4,
+        "what the bot keeps about itself, by key (such as what it last set as its menus)",
+        (
+            """
+            CREATE TABLE bot_state (
+                key        TEXT PRIMARY KEY,
+                value      TEXT NOT NULL,
+                updated_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

@@ -961,6 +961,22 @@ class SqliteStore:
             (table_id, game_no, user_id, seat, review, self._clock()),
         )
 
+    # ------------------------------------------------------------------ the bot itself
+
+    async def get_state(self, key: str) -> str | None:
+        """The value kept under ``key``, or None."""
+        rows = await self._fetch("SELECT value FROM bot_state WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_state(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key``, replacing what was kept there."""
+        await self._write_one(
+            "INSERT INTO bot_state (key, value, updated_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at",
+            (key, value, self._clock()),
+        )
+
 
 def _check_outcome(outcome: Outcome, players: int) -> None:
     if len(outcome.points) != players:

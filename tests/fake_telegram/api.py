@@ -58,6 +58,11 @@ from .world import WebhookConfig, World
 #: #answercallbackquery); over it Telegram answers 400 "Bad Request: MESSAGE_TOO_LONG"
 #: (as reported in eternnoir/pyTelegramBotAPI#500).
 MAX_CALLBACK_ANSWER_LENGTH = 200
+#: The Bot API version that brought the date_time entity and its HTML tag <tg-time>
+#: (core.telegram.org/bots/api-changelog, March 1, 2026). An older self-hosted server
+#: refuses the tag as any unknown one: "can't parse entities: Unsupported start tag
+#: "tg-time" at byte offset N" (tdlib's wording, as in kozalosev/DickGrowerBot#92).
+LIVE_CLOCKS_SINCE = (9, 5)
 #: A bot may delete a message only within this many seconds of its sending.
 DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
@@ -202,11 +207,14 @@ class BotApi:
         return await self.run(method, raw)
 
     def take_forced(self, method: str, raw: dict[str, Any]) -> None:
-        """Raise ForcedRetry if a forced 429 matches this call (unknown methods: never)."""
+        """Raise ForcedRetry if a forced 429 or a flood wait matches this call (unknown
+        methods: never)."""
         entry = self._handlers.get(method.lower())
         if entry is None:
             return
         retry_after = self.limiter.take_forced(entry[0], raw.get("chat_id"))
+        if retry_after is None:
+            retry_after = self.limiter.take_flood(entry[0])
         if retry_after is not None:
             raise ForcedRetry(retry_after)
 
@@ -285,7 +293,9 @@ class BotApi:
         ):
             raise bad_request("can't parse entities JSON object")
         try:
-            parsed = parse_text(text, parse_mode, entities)
+            parsed = parse_text(
+                text, parse_mode, entities, live_clocks=self.world.knows(LIVE_CLOCKS_SINCE)
+            )
         except EntityParseError as exc:
             raise bad_request(f"can't parse entities: {exc}") from None
         except ValueError:
@@ -757,7 +767,7 @@ class BotApi:
 
 
 class ForcedRetry(ApiError):
-    """A 429 served by force_429 (recorded as forced)."""
+    """A 429 served by force_429 or flood_wait (recorded as forced)."""
 
     def __init__(self, retry_after: int) -> None:
         error = too_many_requests(retry_after)

@@ -11,6 +11,11 @@ the Bot API FAQ, https://core.telegram.org/bots/faq#my-bot-is-hitting-limits-how
 * There is no global limit on a bot's interactive traffic. The "about 30 messages per
   second" figure is for bulk notifications (broadcasts to many users at once).
 * answerCallbackQuery and reading methods (getMe, getChat, ...) are not limited.
+* A flood wait can also fall on calls that name no chat: bots that set their command
+  menus on every start meet 429s on setMyCommands with waits of hundreds of seconds
+  (openclaw/openclaw#49569). While it lasts every such call is refused, each 429's
+  ``retry_after`` "the number of seconds left to wait before the request can be
+  repeated" (the Bot API's ResponseParameters): ``flood_wait`` models it.
 
 The model:
 
@@ -35,7 +40,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 #: Methods that send a message; they count toward the chat's limit.
@@ -239,6 +244,7 @@ class RateLimiter:
     _groups: dict[int, Limiter] = field(default_factory=dict)
     _global: Bucket | None = None
     _forced: list[Forced429] = field(default_factory=list)
+    _floods: dict[str, float] = field(default_factory=dict)
 
     def set_limits(self, limits: Limits) -> None:
         """Install new settings and forget all spent capacity."""
@@ -273,6 +279,31 @@ class RateLimiter:
                     self._forced.remove(forced)
                 return forced.retry_after
         return None
+
+    def flood_wait(self, seconds: float, methods: Iterable[str]) -> None:
+        """Refuse every call of ``methods`` (any case) with 429 for ``seconds`` from now,
+        each 429's retry_after the whole seconds left; 0 lifts the wait."""
+        if seconds < 0:
+            raise ValueError("seconds must not be negative")
+        if isinstance(methods, str):
+            raise TypeError("methods is a set of method names, not one string")
+        until = self.clock() + seconds
+        for method in methods:
+            if seconds > 0:
+                self._floods[method.lower()] = until
+            else:
+                self._floods.pop(method.lower(), None)
+
+    def take_flood(self, method: str) -> int | None:
+        """The retry_after of a flood wait in force for ``method``, or None."""
+        until = self._floods.get(method.lower())
+        if until is None:
+            return None
+        left = until - self.clock()
+        if left <= 0:
+            del self._floods[method.lower()]
+            return None
+        return max(1, math.ceil(left))
 
     @property
     def forced_pending(self) -> int:

@@ -7,8 +7,12 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,3 +139,63 @@ class BotProcess:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
+
+
+# -------------------------------------------------------------------- processes in /proc
+
+
+@dataclass(frozen=True)
+class Proc:
+    """One process as ``/proc`` shows it: its pid, when it started (clock ticks after boot,
+    which tells it from a later process given the same pid) and its command line."""
+
+    pid: int
+    started: int
+    cmdline: str
+
+
+def _stat(pid: int) -> tuple[str, int, int] | None:
+    """(state, parent pid, start time) of a process, or None if there is none."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (comm) "
+    return fields[0], int(fields[1]), int(fields[19])
+
+
+def children(parent: int) -> list[Proc]:
+    """The live processes whose parent is ``parent``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        stat = _stat(int(entry.name))
+        if stat is None or stat[1] != parent or stat[0] == "Z":
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        found.append(Proc(int(entry.name), stat[2], cmdline.strip()))
+    return found
+
+
+def running(proc: Proc) -> bool:
+    """Whether that very process still runs (a zombie has ended; so has a process whose pid
+    now belongs to another)."""
+    stat = _stat(proc.pid)
+    return stat is not None and stat[0] != "Z" and stat[2] == proc.started
+
+
+async def poll(check: Callable[[], T | None], timeout: float, what: str) -> T:
+    """``check()``'s first truthy value, asked every 50 ms; AssertionError after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        found = check()
+        if found:
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.05)

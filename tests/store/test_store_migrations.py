@@ -60,10 +60,17 @@ def seed_v2(db: sqlite3.Connection) -> None:
     seed_v1(db, last_played=", 30.0")
 
 
+def seed_v3(db: sqlite3.Connection) -> None:
+    """A database as version 3 left it: version 2's data and a review of the finished game."""
+    seed_v2(db)
+    db.execute("INSERT INTO reviews VALUES (1, 1, 1, 0, '{\"marks\":[]}', 31.0)")
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
     2: seed_v2,
+    3: seed_v3,
 }
 
 
@@ -126,6 +133,12 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, version: int) 
         assert await store.schema_version() == LATEST_VERSION
         if version >= 1:
             await check_v1_data(store)
+        if version >= 3:
+            assert await store.get_review(1, 1, 1) == '{"marks":[]}'
+        # Version 4 added the bot's own state: empty until the bot keeps something there.
+        assert await store.get_state("menus") is None
+        await store.set_state("menus", "{}")
+        assert await store.get_state("menus") == "{}"
     fresh = tmp_path / "fresh.sqlite3"
     async with SqliteStore.open(fresh):
         pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,24 @@ async def test_a_review_is_kept_once_per_game_and_viewer(db_path: Path) -> None:
         assert await store.get_review(table.table_id, 2, 1) is None
     async with SqliteStore.open(db_path) as again:
         assert await again.get_review(table.table_id, 1, 1) == '{"marks":[1]}'
+
+
+async def test_the_bot_s_own_state_is_kept_by_key_and_replaced(
+    db_path: Path, clock: FakeClock
+) -> None:
+    async with SqliteStore.open(db_path, clock=clock) as store:
+        assert await store.get_state("menus") is None
+        await store.set_state("menus", '{"a":"1"}')
+        await store.set_state("other", "x")
+        clock.advance(5)
+        await store.set_state("menus", '{"a":"2"}')
+        assert await store.get_state("menus") == '{"a":"2"}'
+        assert await store.get_state("other") == "x"
+    async with SqliteStore.open(db_path) as again:
+        assert await again.get_state("menus") == '{"a":"2"}'
+    db = sqlite3.connect(db_path)
+    try:
+        rows = db.execute("SELECT key, updated_at FROM bot_state ORDER BY key").fetchall()
+    finally:
+        db.close()
+    assert rows == [("menus", clock.now), ("other", clock.now - 5)]
