@@ -14,6 +14,7 @@ from bot.ordering import TableOrder
 from bot.pacing import Pacer, Pacing
 from bot.request import AiohttpRequest
 from bot.runtime import Runtime
+from bot.sent import SentLog
 
 __all__ = ["build_application"]
 
@@ -48,7 +49,7 @@ def build_application(
     app = (
         builder.request(AiohttpRequest(connection_pool_size=256))
         .get_updates_request(AiohttpRequest(connection_pool_size=1))
-        .rate_limiter(Pacer(pacing or settings.pacing()))
+        .rate_limiter(Pacer(pacing or settings.pacing(), sent=SentLog()))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)
