@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.inbox import handled_update
 from bot.replay import recent_moves
 from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, TableRow, TableStatus
 from engine import Game, IllegalAction, InvalidState, Result, Rules
@@ -309,13 +310,21 @@ class TableService:
             seed = random.SystemRandom().randrange(2**62)
         game = Game.new(live.rules, players=players, seed=seed, previous=previous)
         deadline = self.deadline_for(live.rules, game)
+        handling = handled_update()
         try:
             row = await self._store.start_game(
-                live.table_id, live.version, seed=seed, game=game.to_json(), deadline=deadline
+                live.table_id,
+                live.version,
+                seed=seed,
+                game=game.to_json(),
+                deadline=deadline,
+                update_id=handling.update_id if handling is not None else None,
             )
         except StaleVersionError:
             await self._reload(live)
             raise Refused("outdated") from None
+        if handling is not None:
+            handling.done = True
         self._tables[live.table_id] = live
         live.row = row
         live.game = game
@@ -366,6 +375,8 @@ class TableService:
             raise Refused(f"illegal.{exc.reason}") from None
         deadline = self.deadline_for(live.rules, trial)
         outcome = Outcome.from_result(trial.result) if trial.result is not None else None
+        # the press (or command) this move comes from is done in the move's transaction
+        handling = handled_update()
         try:
             saved = await self._store.save_action(
                 live.table_id,
@@ -375,6 +386,7 @@ class TableService:
                 seat=action.seat,
                 deadline=deadline,
                 outcome=outcome,
+                update_id=handling.update_id if handling is not None else None,
             )
         except StaleVersionError:
             await self._reload(live)
@@ -382,6 +394,8 @@ class TableService:
         except StoreError:
             log.exception("table %s: saving an action failed", live.table_id)
             raise Refused("try_again") from None
+        if handling is not None:
+            handling.done = True
         live.game = trial
         live.deadline = deadline
         live.row = _replace_row(
