@@ -796,6 +796,19 @@ async def main(
                     if hand_versions(tg.last_message(tg.private_chat(user))) != {version}:  # type: ignore[arg-type]
                         stale_hands += 1
             print(f"after play stopped: {stale_hands} hands and {stale_tables} tables not current")
+            strays = 0
+            for _, people in groups:
+                for user in people:
+                    chat = tg.private_chat(user)
+                    last = tg.last_message(chat)
+                    strays += sum(
+                        1
+                        for m in tg.messages(chat, from_bot=True)
+                        if m is not last
+                        and not m.deleted
+                        and any(kind_of(b.callback_data or "") == "t" for b in m.button_list)
+                    )
+            print(f"old copies of a hand with live card buttons: {strays}")
             print(
                 f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
             )

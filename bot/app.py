@@ -12,8 +12,9 @@ from bot import handlers
 from bot.config import Settings
 from bot.ordering import TableOrder
 from bot.pacing import Pacer, Pacing, use_timedelta_periods
-from bot.request import AiohttpRequest
+from bot.request import AiohttpRequest, UpdatesRequest
 from bot.runtime import Runtime
+from bot.sent import SentLog
 
 __all__ = ["build_application"]
 
@@ -38,7 +39,13 @@ def build_application(
     """
     use_timedelta_periods()
     order = TableOrder()
-    rt = Runtime(settings=settings, codec=cb.CallbackCodec(_codec_key(settings)), order=order)
+    updates = UpdatesRequest(connection_pool_size=1)
+    rt = Runtime(
+        settings=settings,
+        codec=cb.CallbackCodec(_codec_key(settings)),
+        order=order,
+        updates_request=updates,
+    )
     if builder is None:
         builder = (
             ApplicationBuilder()
@@ -48,8 +55,8 @@ def build_application(
         )
     app = (
         builder.request(AiohttpRequest(connection_pool_size=256))
-        .get_updates_request(AiohttpRequest(connection_pool_size=1))
-        .rate_limiter(Pacer(pacing or settings.pacing()))
+        .get_updates_request(updates)
+        .rate_limiter(Pacer(pacing or settings.pacing(), sent=SentLog()))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)

@@ -211,7 +211,7 @@ class Settings(BaseSettings):
         le=60,
         description="Seconds to wait for the Bot API's answer to a send, edit or delete "
         "before trying again (with backoff; a copy that arrived anyway loses its buttons "
-        "when pressed).",
+        "once a send gets through, or when pressed).",
     )
     notify_after: float = Field(
         15.0,

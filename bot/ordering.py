@@ -2,17 +2,22 @@
 
 PTB hands every update to :class:`TableOrder`. Updates that share a key (the table a
 button belongs to, else the chat) run one after another, in the order Telegram sent them;
-updates with different keys run side by side, up to a bound.
+updates with different keys run side by side, up to a bound. Once the inbox is set, every
+update runs through it (:meth:`bot.inbox.Inbox.handle`): a copy of one kept before is
+dropped, and one that has run is marked done.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
+
+if TYPE_CHECKING:
+    from bot.inbox import Inbox
 
 __all__ = ["TableOrder", "default_key"]
 
@@ -33,6 +38,8 @@ class TableOrder(BaseUpdateProcessor):
         super().__init__(max_concurrent_updates)
         self._key = key
         self._tails: dict[object, asyncio.Future[None]] = {}
+        self.inbox: Inbox | None = None
+        """Where updates are kept until done (set at start-up, once the store is open)."""
 
     def set_key(self, key: KeyFn) -> None:
         """Replace the key function (the table service knows tables once it is built)."""
@@ -40,6 +47,8 @@ class TableOrder(BaseUpdateProcessor):
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the previous update of the same key, then run this one."""
+        if self.inbox is not None:
+            coroutine = self.inbox.handle(update, coroutine)
         try:
             key = self._key(update)
         except Exception:  # a key function must never lose an update

@@ -22,6 +22,9 @@ An overall cap (``overall_rate``) is there for broadcasts; it is off by default.
 Being the one place every request passes, the pacer is also the last guard on texts: one
 that Telegram would refuse as too long is cut to fit first
 (:func:`bot.render.limits.fit_request`), so that a screen too long by mistake arrives.
+It is also where the messages the bot sent are noted
+(:class:`~bot.sent.SentLog`), for the publisher to tell its own messages from copies
+that arrived although their send timed out.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
 from bot.render.limits import fit_request
+from bot.sent import SentLog
 
 __all__ = ["Pacer", "Pacing", "Priority", "paced", "retry_after_seconds", "use_timedelta_periods"]
 
@@ -177,10 +181,12 @@ class Pacer(BaseRateLimiter[int]):
     overall cap, as python-telegram-bot's rate limiter. ``rate_limit_args`` may name a
     :class:`Priority`; :func:`paced` does the same for a block of code."""
 
-    __slots__ = ("_budgets", "_overall", "_pacing", "_seq", "_since_sweep")
+    __slots__ = ("_budgets", "_overall", "_pacing", "_seq", "_since_sweep", "sent")
 
-    def __init__(self, pacing: Pacing | None = None) -> None:
+    def __init__(self, pacing: Pacing | None = None, *, sent: SentLog | None = None) -> None:
         self._pacing = pacing or Pacing()
+        self.sent = sent
+        """Where every message sent through here is noted (every request passes here)."""
         self._budgets: dict[int | str, _Budget] = {}
         self._overall: _Budget | None = None
         if self._pacing.enabled and self._pacing.overall_rate > 0:
@@ -311,6 +317,21 @@ class Pacer(BaseRateLimiter[int]):
 
     # ------------------------------------------------------------------ PTB's hook
 
+    async def _noted(
+        self,
+        chat: int,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
+        args: Any,
+        kwargs: dict[str, Any],
+    ) -> bool | dict[str, Any] | list[dict[str, Any]]:
+        """A send, noted in :attr:`sent` while under way and once answered."""
+        assert self.sent is not None
+        with self.sent.sending(chat):
+            result = await callback(*args, **kwargs)
+            if isinstance(result, dict) and isinstance(result.get("message_id"), int):
+                self.sent.sent(chat, result["message_id"])
+        return result
+
     async def process_request(
         self,
         callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[dict[str, Any]]]],
@@ -344,6 +365,8 @@ class Pacer(BaseRateLimiter[int]):
                 assert chat is not None
                 await self.acquire(chat, priority)
             try:
+                if self.sent is not None and endpoint == "sendMessage" and isinstance(chat, int):
+                    return await self._noted(chat, callback, args, kwargs)
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
                 seconds = retry_after_seconds(exc)

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import deque
 from dataclasses import dataclass
 
-from bot.store import GameRecord, Seat, Store
+from bot.store import GameRecord, Seat, Store, TableRow
 from engine import Game, Rules, action_from_dict
 from engine.actions import Action, Event
 from engine.errors import IllegalAction, InvalidState
 
-__all__ = ["Replay", "ReplayError", "load_replay"]
+__all__ = ["Replay", "ReplayError", "load_replay", "recent_moves"]
 
 log = logging.getLogger(__name__)
 
@@ -76,13 +77,7 @@ async def load_replay(store: Store, table_id: int, game_no: int) -> Replay:
     if record.outcome is None or record.final_game is None:
         raise ReplayError("replay_running")
     try:
-        rules = Rules.model_validate_json(record.rules)
-        previous = None
-        if game_no > 1:
-            before = await store.game_record(table_id, game_no - 1)
-            if before is not None and before.final_game is not None:
-                previous = Game.from_json(before.final_game).result
-        start = Game.new(rules, players=len(record.seats), seed=record.seed, previous=previous)
+        rules, start = await _deal(store, record)
         rows = await store.game_log(table_id, game_no)
         actions = tuple(action_from_dict(json.loads(row.action)) for row in rows)
         game = start.copy()
@@ -95,3 +90,38 @@ async def load_replay(store: Store, table_id: int, game_no: int) -> Replay:
         log.error("table %s game %s: the replay does not end as the game did", table_id, game_no)
         raise ReplayError("replay_broken")
     return Replay(record, rules, start, actions)
+
+
+async def recent_moves(store: Store, row: TableRow, kept: int) -> list[tuple[int, Event]]:
+    """The events of a running game's last moves (at most ``kept``, oldest first, each with
+    the move count after it), rebuilt from the seed and the log: what the table's "Recent
+    moves" showed before a restart. Empty if the log does not lead to the stored state."""
+    record = await store.game_record(row.table_id, row.game_no)
+    if record is None or row.game is None:
+        return []
+    recent: deque[tuple[int, Event]] = deque(maxlen=kept)
+    try:
+        _, game = await _deal(store, record)
+        for line in await store.game_log(row.table_id, row.game_no):
+            for event in game.apply(action_from_dict(json.loads(line.action))):
+                recent.append((game.moves, event))
+    except (ValueError, IllegalAction, InvalidState):
+        log.exception("table %s game %s: the log does not replay", row.table_id, row.game_no)
+        return []
+    if game.to_json() != row.game:
+        log.error("table %s game %s: the log does not lead to the game", row.table_id, row.game_no)
+        return []
+    return list(recent)
+
+
+async def _deal(store: Store, record: GameRecord) -> tuple[Rules, Game]:
+    """A game's rules and its deal: from its seed and, for a series' later game, the
+    previous game's result (which decides who leads)."""
+    rules = Rules.model_validate_json(record.rules)
+    previous = None
+    if record.game_no > 1:
+        before = await store.game_record(record.table_id, record.game_no - 1)
+        if before is not None and before.final_game is not None:
+            previous = Game.from_json(before.final_game).result
+    start = Game.new(rules, players=len(record.seats), seed=record.seed, previous=previous)
+    return rules, start

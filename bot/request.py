@@ -4,12 +4,19 @@ The default ``HTTPXRequest`` spends several milliseconds of CPU per Bot API call
 asyncio (httpcore's pool bookkeeping through anyio); a busy bot makes a few calls per move,
 so that cost decides how many tables one process serves. aiohttp's client does the same
 work for a fraction of it (``bench/load.py`` shows the difference).
+
+:class:`UpdatesRequest` is the one ``getUpdates`` goes through: it hands what Telegram
+returned to the inbox (:mod:`bot.inbox`) before PTB sees it, and so before the next
+``getUpdates`` tells Telegram it arrived.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any
 
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
@@ -17,7 +24,7 @@ from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-__all__ = ["AiohttpRequest"]
+__all__ = ["AiohttpRequest", "UpdatesRequest"]
 
 log = logging.getLogger(__name__)
 
@@ -142,3 +149,46 @@ class AiohttpRequest(BaseRequest):
 
     def __repr__(self) -> str:
         return f"AiohttpRequest(pool={self._pool_size})"
+
+
+class UpdatesRequest(AiohttpRequest):
+    """:class:`AiohttpRequest` for ``getUpdates``: the updates it returns are given to
+    :attr:`keep` before anyone sees them. If they cannot be kept, the call fails as a
+    network error would: PTB asks again (with backoff) and Telegram, never told they
+    arrived, sends them again."""
+
+    __slots__ = ("keep",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep: Callable[[list[dict[str, Any]]], Awaitable[object]] | None = None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        """The Bot API's answer, once the updates in it are kept."""
+        code, payload = await super().do_request(
+            url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
+        )
+        keep = self.keep
+        if keep is None or code != HTTPStatus.OK:
+            return code, payload
+        try:
+            answer = json.loads(payload)
+        except ValueError:
+            return code, payload  # PTB says what is wrong with it
+        updates = answer.get("result") if isinstance(answer, dict) else None
+        if isinstance(updates, list) and updates:
+            try:
+                await keep(updates)
+            except Exception as exc:
+                log.exception("the updates could not be kept: Telegram will send them again")
+                raise NetworkError(f"the updates could not be kept: {exc}") from exc
+        return code, payload

@@ -9,7 +9,9 @@ from telegram.ext import ContextTypes
 
 from bot import callbacks as cb
 from bot.config import Settings
+from bot.inbox import Inbox
 from bot.ordering import TableOrder
+from bot.request import UpdatesRequest
 from bot.sender import Publisher
 from bot.store import Store
 from bot.tables import TableService
@@ -27,6 +29,10 @@ class Runtime:
     store: Store | None = None
     service: TableService | None = None
     publisher: Publisher | None = None
+    updates_request: UpdatesRequest | None = None
+    """The request getUpdates goes through (its updates are kept in the inbox)."""
+    inbox: Inbox | None = None
+    """Where every update is kept until it is done (after start-up)."""
     bot_username: str = ""
     extras: dict[str, object] = field(default_factory=dict)
     user_locks: tuple[asyncio.Lock, ...] = field(

@@ -10,8 +10,11 @@ Telegram's troubles are handled here, where the wanted content is known:
 
 * a 429 pauses that chat (the pacer) and the slot tries again with its newest content;
 * a network failure (timeout, reset, a 5xx) is retried with backoff and jitter, keeping
-  the newest content; a send that timed out may have arrived all the same, and such a
-  copy is recognised when it is pressed (its message is not the slot's);
+  the newest content; a send that timed out may have arrived all the same: once the send
+  gets through, the ids between the newest message the bot knew in that chat and the new
+  one that are not the bot's own known messages lose their buttons (a user's own message
+  refuses the edit; :mod:`bot.sent`), and a copy out of that reach is recognised when it
+  is pressed (its message is not the slot's);
 * "message is not modified" is success; a message that is gone is sent anew;
 * a group upgraded to a supergroup moves every slot of it to the new chat, which is drawn
   at once (one-off messages too);
@@ -76,6 +79,9 @@ class Content:
 
 _NO_PREVIEW: Final = {"is_disabled": True}
 _NO_KEYBOARD: Final[dict[str, list[Any]]] = {"inline_keyboard": []}
+SWEEP_MAX: Final = 20
+"""At most this many ids are looked at for copies of a send that timed out (in a group
+most ids between are other people's messages)."""
 
 
 @dataclass(slots=True)
@@ -100,6 +106,11 @@ class _Slot:
     """A one-off message: sent once, never edited; resolved with its id (None: failed)."""
     reply_to: int | None = None
     """The message a one-off message answers (quoted, in the same chat)."""
+    unsure: bool = False
+    """A send failed in a way that it may have arrived: look for its copy once one gets
+    through."""
+    sweep_from: int | None = None
+    """The newest message known in the chat before that send (None: none known)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -125,6 +136,7 @@ class Publisher:
         self._bot = bot
         found = pacer if pacer is not None else getattr(bot, "rate_limiter", None)
         self._pacer: Pacer | None = found if isinstance(found, Pacer) else None
+        self._sent = self._pacer.sent if self._pacer is not None else None
         self._timeout = timeout
         self._on_blocked = on_blocked
         self._on_migrated = on_migrated
@@ -408,13 +420,19 @@ class Publisher:
                     log.warning("chat %s: edit refused: %s", slot.chat_id, exc)
                     return
                 old = None  # the message is gone: send it anew
+        newest = self._sent.newest(slot.chat_id) if self._sent is not None else None
         try:
             message = await self._api("sendMessage", slot, content, thread_id=slot.thread_id)
         except Forbidden:
             await self._blocked(slot.chat_id)
             return
         except TelegramError as exc:
-            if tgerrors.is_transient(exc) or isinstance(exc, RetryAfter | ChatMigrated):
+            if tgerrors.is_transient(exc):
+                # it may have arrived all the same: its copy lies above what was known
+                if not slot.unsure:
+                    slot.unsure, slot.sweep_from = True, newest
+                raise
+            if isinstance(exc, RetryAfter | ChatMigrated):
                 raise
             if tgerrors.is_thread_gone(exc) and slot.thread_id is not None:
                 self._again(slot, content, fresh)  # drawn anew in the general chat
@@ -428,6 +446,9 @@ class Publisher:
             return
         slot.message_id = int(message["message_id"])
         slot.sent = content
+        if slot.unsure:
+            self._look_for_copies(slot.chat_id, slot.sweep_from, slot.message_id)
+            slot.unsure, slot.sweep_from = False, None
         if old is not None:
             task = asyncio.get_running_loop().create_task(
                 self._remove(slot.chat_id, old, slot.moved_note, shown),
@@ -457,6 +478,43 @@ class Publisher:
                 failed = exc
                 await asyncio.sleep(self._delay(failures))
         return failed
+
+    def _look_for_copies(self, chat_id: int, known: int | None, new: int) -> None:
+        """A send got through (as ``new``) after one that may have arrived: take the buttons
+        off what arrived between the newest message known before it and ``new``."""
+        if known is None or self._sent is None:
+            # nothing sent here since the start: ids below may be the process before's
+            log.info("chat %s: a copy of message %s may be left with its buttons", chat_id, new)
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._sweep(chat_id, known, new), name=f"sweep {chat_id}/{new}"
+        )
+        self._keep(task)
+
+    async def _sweep(self, chat_id: int, known: int, new: int) -> None:
+        """Strip the ids above ``known`` and below ``new`` (at most :data:`SWEEP_MAX`) that
+        are neither messages the bot was told it sent nor shown by a slot: copies of sends
+        that timed out but arrived, or users' messages (whose edit Telegram refuses)."""
+        sent = self._sent
+        assert sent is not None
+        await sent.settled(chat_id)  # sends under way now tell their ids first
+        remembered = sent.known_above(chat_id)
+        if remembered is None:
+            return  # forgotten meanwhile: its own messages can no longer be told apart
+        first = max(known, remembered) + 1
+        shown = {s.message_id for s in self._slots.values() if s.chat_id == chat_id}
+        for message_id in range(first, min(new, first + SWEEP_MAX)):
+            if message_id in shown or sent.mine(chat_id, message_id):
+                continue
+            refused = await self._aside(
+                chat_id,
+                "editMessageReplyMarkup",
+                {"chat_id": chat_id, "message_id": message_id, "reply_markup": _NO_KEYBOARD},
+            )
+            if refused is None:
+                log.info("chat %s: a copy (message %s) lost its buttons", chat_id, message_id)
+            else:
+                log.debug("chat %s: message %s left as it is: %s", chat_id, message_id, refused)
 
     async def _remove(
         self, chat_id: int, message_id: int, note: str | None, shown: Content | None
@@ -577,6 +635,7 @@ class Publisher:
         slot.message_id = None
         slot.thread_id = None
         slot.reply_to = None
+        slot.unsure, slot.sweep_from = False, None
         if slot.wanted is None:
             slot.wanted = slot.sent
         slot.sent = None

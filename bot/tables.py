@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.inbox import handled_update
+from bot.replay import recent_moves
 from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, TableRow, TableStatus
 from engine import Game, IllegalAction, InvalidState, Result, Rules
 from engine.actions import Action, Event, Resign, Timeout
@@ -127,7 +129,9 @@ class TableService:
         row = await self._store.get_table(table_id)
         if row is None:
             return None
-        return self._adopt(row)
+        live = self._adopt(row)
+        await self._recall(live)
+        return live
 
     def _adopt(self, row: TableRow) -> Live:
         game = None
@@ -143,16 +147,30 @@ class TableService:
             self._tables[row.table_id] = live
         return live
 
+    async def _recall(self, live: Live) -> None:
+        """A running game loaded from the store: its recent moves, rebuilt from its log
+        (memory held them only)."""
+        if live.row.status == TableStatus.PLAYING and live.game is not None and not live.events:
+            live.events.extend(await recent_moves(self._store, live.row, EVENTS_KEPT))
+
     async def load_running(self) -> list[Live]:
-        """Every table with a game in progress (at start-up)."""
-        return [self._adopt(row) for row in await self._store.running_tables()]
+        """Every table with a game in progress (at start-up), with its recent moves."""
+        tables = []
+        for row in await self._store.running_tables():
+            live = self._adopt(row)
+            await self._recall(live)
+            tables.append(live)
+        return tables
 
     async def open_table(self, chat_id: int, thread_id: int | None) -> Live | None:
         """The chat's (or topic's) open lobby or running game, if any."""
         for row in await self._store.chat_tables(chat_id):
             if row.thread_id == thread_id:
                 live = self._tables.get(row.table_id)
-                return live if live is not None else self._adopt(row)
+                if live is None:
+                    live = self._adopt(row)
+                    await self._recall(live)
+                return live
         return None
 
     # ------------------------------------------------------------------ lobby
@@ -292,13 +310,21 @@ class TableService:
             seed = random.SystemRandom().randrange(2**62)
         game = Game.new(live.rules, players=players, seed=seed, previous=previous)
         deadline = self.deadline_for(live.rules, game)
+        handling = handled_update()
         try:
             row = await self._store.start_game(
-                live.table_id, live.version, seed=seed, game=game.to_json(), deadline=deadline
+                live.table_id,
+                live.version,
+                seed=seed,
+                game=game.to_json(),
+                deadline=deadline,
+                update_id=handling.update_id if handling is not None else None,
             )
         except StaleVersionError:
             await self._reload(live)
             raise Refused("outdated") from None
+        if handling is not None:
+            handling.done = True
         self._tables[live.table_id] = live
         live.row = row
         live.game = game
@@ -349,6 +375,8 @@ class TableService:
             raise Refused(f"illegal.{exc.reason}") from None
         deadline = self.deadline_for(live.rules, trial)
         outcome = Outcome.from_result(trial.result) if trial.result is not None else None
+        # the press (or command) this move comes from is done in the move's transaction
+        handling = handled_update()
         try:
             saved = await self._store.save_action(
                 live.table_id,
@@ -358,6 +386,7 @@ class TableService:
                 seat=action.seat,
                 deadline=deadline,
                 outcome=outcome,
+                update_id=handling.update_id if handling is not None else None,
             )
         except StaleVersionError:
             await self._reload(live)
@@ -365,6 +394,8 @@ class TableService:
         except StoreError:
             log.exception("table %s: saving an action failed", live.table_id)
             raise Refused("try_again") from None
+        if handling is not None:
+            handling.done = True
         live.game = trial
         live.deadline = deadline
         live.row = _replace_row(

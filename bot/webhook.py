@@ -5,7 +5,10 @@ behind a reverse proxy that terminates TLS (deploy/README.md). It answers:
 
 - ``POST <path of DURAK_WEBHOOK_URL>``: one update as JSON. The header
   ``X-Telegram-Bot-Api-Secret-Token`` must equal ``DURAK_WEBHOOK_SECRET``, else 403 and the
-  update is dropped. A good update is queued for the application and answered 200 at once.
+  update is dropped. A good update is kept in the inbox (:mod:`bot.inbox`), queued for the
+  application and answered 200; one kept already (Telegram tried again) is answered 200
+  and dropped. Until the inbox is open, posts wait; one that cannot be kept gets 503, and
+  Telegram tries again later.
 - ``GET /healthz``: 200 ``ok`` while the application runs, else 503 (for health checks).
 
 Anything else gets 404 or 405. Bodies are limited to 1 MiB; idle connections are closed.
@@ -27,6 +30,7 @@ from telegram import Update
 from telegram.ext import Application, ExtBot
 
 from bot.config import Settings
+from bot.inbox import Inbox
 
 __all__ = [
     "ALLOWED_UPDATES",
@@ -49,6 +53,8 @@ MAX_BODY = 1 << 20
 MAX_HEAD = 16 << 10
 IDLE_TIMEOUT = 75.0
 READ_TIMEOUT = 10.0
+INBOX_WAIT = 30.0
+"""Seconds a post waits for the inbox at start-up before it is answered 503."""
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]
 
@@ -58,12 +64,16 @@ class ListenError(RuntimeError):
 
 
 class WebhookServer:
-    """Receives Telegram's webhook posts and queues them for ``app``."""
+    """Receives Telegram's webhook posts and queues them for ``app``; with ``durable``,
+    each is kept in the inbox (:meth:`attach`) before it is queued and answered."""
 
-    def __init__(self, app: AnyApp, path: str, secret: str) -> None:
+    def __init__(self, app: AnyApp, path: str, secret: str, *, durable: bool = False) -> None:
         self.app = app
         self.path = path
         self._secret = secret.encode()
+        self._durable = durable
+        self._inbox: Inbox | None = None
+        self._attached = asyncio.Event()
         self._server: asyncio.Server | None = None
         self._clients: set[asyncio.StreamWriter] = set()
         self.refused = 0
@@ -75,6 +85,11 @@ class WebhookServer:
             self._server = await asyncio.start_server(self._serve, host, port, limit=MAX_HEAD)
         except OSError as exc:
             raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+    def attach(self, inbox: Inbox) -> None:
+        """Keep every post in ``inbox`` from now on (posts that came first were waiting)."""
+        self._inbox = inbox
+        self._attached.set()
 
     @property
     def port(self) -> int:
@@ -179,11 +194,32 @@ class WebhookServer:
         except Exception as exc:  # malformed JSON or an update PTB cannot read
             log.error("webhook: an unreadable update was dropped: %s: %.500r", exc, body)
             return HTTPStatus.BAD_REQUEST, "bad update\n"
+        if self._durable:
+            fresh = await self._keep(data)
+            if fresh is None:
+                return HTTPStatus.SERVICE_UNAVAILABLE, "try again\n"
+            if not fresh:
+                return HTTPStatus.OK, ""  # kept before: Telegram tried again
         if isinstance(self.app.bot, ExtBot):
             self.app.bot.insert_callback_data(update)
         self.received += 1
         await self.app.update_queue.put(update)
         return HTTPStatus.OK, ""
+
+    async def _keep(self, data: dict[str, Any]) -> bool | None:
+        """Keep one update in the inbox before it is answered: whether it is new; None if
+        it cannot be kept now (Telegram will post it again)."""
+        if not self._attached.is_set():
+            try:
+                await asyncio.wait_for(self._attached.wait(), INBOX_WAIT)
+            except TimeoutError:
+                return None
+        assert self._inbox is not None
+        try:
+            return bool(await self._inbox.keep([data]))
+        except Exception:
+            log.exception("webhook: update %s could not be kept", data.get("update_id"))
+            return None
 
 
 async def _respond(
@@ -223,13 +259,18 @@ async def serve_webhook(
     the bot restarts and delivers them afterwards.
     """
     assert settings.webhook_url is not None and settings.webhook_secret is not None
-    server = WebhookServer(app, settings.webhook_path, settings.webhook_secret.get_secret_value())
+    server = WebhookServer(
+        app, settings.webhook_path, settings.webhook_secret.get_secret_value(), durable=True
+    )
     await server.start(settings.webhook_listen, settings.webhook_port)
     try:
         await app.initialize()
         try:
             if app.post_init is not None:
                 await app.post_init(app)
+            inbox = getattr(app.bot_data.get("runtime"), "inbox", None)
+            if isinstance(inbox, Inbox):
+                server.attach(inbox)
             await app.start()
             try:
                 await app.bot.set_webhook(

@@ -1,5 +1,6 @@
 """Start-up and shut-down: the store opened, running games redrawn and their clocks set,
-the command menus, the daily purge of lobbies nobody started; updates of one table in order.
+updates left from before handled again, the command menus, the daily purge of lobbies
+nobody started; updates of one table in order.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from bot.handlers.common import (
     chat_lang,
 )
 from bot.handlers.replay import ReplayDesk
-from bot.i18n import tr
+from bot.i18n import RUSSIAN_SPOKEN, pick_lang, tr
+from bot.inbox import Inbox
 from bot.menus import Menus
 from bot.ordering import default_key
 from bot.pacing import Pacer
@@ -50,9 +52,13 @@ def order_key(rt: Runtime, update: object) -> object:
 
 
 async def post_init(app: Application) -> None:  # type: ignore[type-arg]
-    """Open the store, load running games, redraw them and set their clocks again."""
+    """Open the store, load running games, redraw them and set their clocks again, and
+    queue the updates that were kept but not handled before the process stopped."""
     rt: Runtime = app.bot_data["runtime"]
     rt.store = await SqliteStore.open(rt.settings.db_path)
+    inbox = rt.inbox = rt.order.inbox = Inbox(rt.store)
+    if rt.updates_request is not None:
+        rt.updates_request.keep = inbox.keep
     me = await app.bot.get_me()
     rt.bot_username = me.username or ""
     presenter = Presenter(rt, app)
@@ -80,15 +86,30 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         presenter.adopt_messages(live)
         await presenter.redraw(live, [])
         log.info("table %s: game resumed", live.table_id)
+    await resume_updates(app, inbox)
     coach.start()
     if app.job_queue is not None:
         app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
 
 
+async def resume_updates(app: Application, inbox: Inbox) -> None:  # type: ignore[type-arg]
+    """Queue the updates kept but not done (the process stopped or crashed while they
+    waited or ran), oldest first, ahead of any new one: each is handled once."""
+    await inbox.prune()
+    pending = await inbox.pending(app.bot)
+    for update in pending:
+        app.update_queue.put_nowait(update)
+    if pending:
+        log.info("%d updates received before the restart are handled now", len(pending))
+
+
 async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Remove lobbies nobody started within a day; their messages say they expired."""
+    """Remove lobbies nobody started within a day (their messages say they expired) and
+    forget the updates done a day ago."""
     rt = runtime(context)
     assert rt.store is not None
+    if rt.inbox is not None:
+        await rt.inbox.prune()
     for row in await rt.store.purge_stale_lobbies():
         rt.tables.forget(row.table_id)
         if row.group_message_id is None:

@@ -15,6 +15,7 @@ from bot.store.models import (
     ActionRow,
     ChatRow,
     GameRecord,
+    KeptUpdate,
     Outcome,
     PlayerGame,
     Saved,
@@ -29,11 +30,12 @@ from bot.store.models import (
 
 
 class Store(Protocol):
-    """Chats, users, tables, the action log and the series tallies.
+    """Chats, users, tables, the action log, the series tallies and the inbox of updates.
 
     Writes that change a table's game or lobby are compare-and-set on the table's
     version: a stale version is refused with :class:`~bot.store.errors.StaleVersionError`
-    and nothing is written.
+    and nothing is written. A write given ``update_id`` (the inbox's update it handles)
+    marks that update done in the same transaction.
     """
 
     async def close(self) -> None:
@@ -128,6 +130,7 @@ class Store(Protocol):
         seed: int,
         game: str,
         deadline: float | None = None,
+        update_id: int | None = None,
     ) -> TableRow:
         """Start the next game (compare-and-set)."""
         ...
@@ -142,6 +145,7 @@ class Store(Protocol):
         seat: int | None,
         deadline: float | None = None,
         outcome: Outcome | None = None,
+        update_id: int | None = None,
     ) -> Saved:
         """New state + log line (+ result and tallies) in one compare-and-set transaction."""
         ...
@@ -208,4 +212,22 @@ class Store(Protocol):
 
     async def set_state(self, key: str, value: str) -> None:
         """Keep ``value`` under ``key``, replacing what was kept there."""
+        ...
+
+    async def keep_updates(self, updates: Sequence[KeptUpdate]) -> list[int]:
+        """Keep updates as they arrive, all in one transaction (before Telegram is told
+        they arrived); the ids of those not kept before (a redelivered one is kept once)."""
+        ...
+
+    async def pending_updates(self) -> list[KeptUpdate]:
+        """The kept updates not done yet, in the order Telegram numbered them."""
+        ...
+
+    async def finish_update(self, update_id: int) -> None:
+        """An update has been handled."""
+        ...
+
+    async def prune_updates(self, max_age: float = DAY) -> int:
+        """Forget the updates done more than ``max_age`` seconds ago (Telegram redelivers
+        none that old); how many were forgotten."""
         ...

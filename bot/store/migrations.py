@@ -193,6 +193,35 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        5,
+        "the inbox: every update kept before Telegram is told it arrived, until it is done; "
+        "a table write names the update it handles, which is done in the same transaction",
+        (
+            """
+            CREATE TABLE inbox (
+                update_id   INTEGER PRIMARY KEY,
+                body        TEXT NOT NULL,
+                received_at REAL NOT NULL,
+                done_at     REAL
+            )
+            """,
+            "CREATE INDEX inbox_by_done ON inbox (done_at)",
+            "ALTER TABLE tables ADD COLUMN last_update INTEGER",
+            # A move (or a game's start) sets last_update to the update it handles in its
+            # one statement; the trigger marks that update done in the same transaction, so
+            # after a crash the update is either done with its move saved, or pending and
+            # handled again.
+            """
+            CREATE TRIGGER inbox_done AFTER UPDATE OF last_update ON tables
+            WHEN NEW.last_update IS NOT NULL
+            BEGIN
+                UPDATE inbox SET done_at = NEW.updated_at
+                WHERE update_id = NEW.last_update AND done_at IS NULL;
+            END
+            """,
+        ),
+    ),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

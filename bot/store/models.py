@@ -152,6 +152,15 @@ class Saved:
 
 
 @dataclass(frozen=True, slots=True)
+class KeptUpdate:
+    """An update from Telegram as the inbox keeps it until it is handled."""
+
+    update_id: int
+    body: str
+    """The update's JSON as Telegram sent it (opaque to the store)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ActionRow:
     """One line of the append-only action log."""
 

@@ -53,6 +53,7 @@ from bot.store.models import (
     ActionRow,
     ChatRow,
     GameRecord,
+    KeptUpdate,
     Outcome,
     PlayerGame,
     Saved,
@@ -642,11 +643,13 @@ class SqliteStore:
         seed: int,
         game: str,
         deadline: float | None = None,
+        update_id: int | None = None,
     ) -> TableRow:
         """Start the table's next game from a lobby or a finished table, compare-and-set.
 
         Records the game (its seed, rules and seats, so that it can be replayed) and
         returns the table, now ``playing`` with ``game_no`` one higher and no moves.
+        ``update_id``: the update it handles, done in the same transaction.
         """
         now = self._clock()
         wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
@@ -655,10 +658,11 @@ class SqliteStore:
             rows = list(
                 await db.execute_fetchall(
                     "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = ?, "
-                    "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ? "
+                    "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ?, "
+                    "last_update = ? "
                     "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'finished') "
                     f"RETURNING {_TABLE_COLUMNS}",
-                    (seed, game, deadline, now, table_id, expected_version),
+                    (seed, game, deadline, now, update_id, table_id, expected_version),
                 )
             )
             if not rows:
@@ -691,6 +695,7 @@ class SqliteStore:
         seat: int | None,
         deadline: float | None = None,
         outcome: Outcome | None = None,
+        update_id: int | None = None,
     ) -> Saved:
         """Save one applied action: the new state and its log line, in one transaction.
 
@@ -700,7 +705,8 @@ class SqliteStore:
         With an ``outcome`` the game ends in the same transaction: the table becomes
         ``finished``, the game's result and final state are kept, and every seat's series
         tally is counted — so a finished game is never without its tally, nor counted
-        twice.
+        twice. ``update_id``: the update the action comes from, done in the same
+        transaction (the ``inbox_done`` trigger), so that it is never applied twice.
         """
         now = self._clock()
         wanted = (TableStatus.PLAYING,)
@@ -708,10 +714,10 @@ class SqliteStore:
             # The hot path: one statement; the log_action trigger appends the log line.
             row = await self._cas_one(
                 "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
-                "last_seat = ?, last_action = ?, deadline = ?, updated_at = ? "
+                "last_seat = ?, last_action = ?, deadline = ?, updated_at = ?, last_update = ? "
                 "WHERE table_id = ? AND version = ? AND status = 'playing' "
                 "RETURNING version, moves",
-                (game, seat, action, deadline, now, table_id, expected_version),
+                (game, seat, action, deadline, now, update_id, table_id, expected_version),
                 table_id,
                 expected_version,
                 wanted,
@@ -725,9 +731,10 @@ class SqliteStore:
                 await db.execute_fetchall(
                     "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
                     "last_seat = ?, last_action = ?, status = 'finished', deadline = NULL, "
-                    "updated_at = ? WHERE table_id = ? AND version = ? AND status = 'playing' "
+                    "updated_at = ?, last_update = ? "
+                    "WHERE table_id = ? AND version = ? AND status = 'playing' "
                     "RETURNING version, moves, game_no, chat_id, seats",
-                    (game, seat, action, now, table_id, expected_version),
+                    (game, seat, action, now, update_id, table_id, expected_version),
                 )
             )
             if not rows:
@@ -976,6 +983,44 @@ class SqliteStore:
             "updated_at = excluded.updated_at",
             (key, value, self._clock()),
         )
+
+    # ------------------------------------------------------------------ the inbox
+
+    async def keep_updates(self, updates: Sequence[KeptUpdate]) -> list[int]:
+        """Keep the updates of one batch in one statement (so one transaction); the ids
+        that were not kept already, in order."""
+        if not updates:
+            return []
+        now = self._clock()
+        marks = ", ".join("(?, ?, ?)" for _ in updates)
+        params = [value for u in updates for value in (u.update_id, u.body, now)]
+        rows = await self._write_one(
+            f"INSERT INTO inbox (update_id, body, received_at) VALUES {marks} "
+            "ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
+            params,
+        )
+        return sorted(int(r[0]) for r in rows)
+
+    async def pending_updates(self) -> list[KeptUpdate]:
+        """The kept updates not done yet, by update id."""
+        rows = await self._fetch(
+            "SELECT update_id, body FROM inbox WHERE done_at IS NULL ORDER BY update_id"
+        )
+        return [KeptUpdate(int(r[0]), str(r[1])) for r in rows]
+
+    async def finish_update(self, update_id: int) -> None:
+        """Mark an update done (if it is kept and not done already)."""
+        await self._write_one(
+            "UPDATE inbox SET done_at = ? WHERE update_id = ? AND done_at IS NULL",
+            (self._clock(), update_id),
+        )
+
+    async def prune_updates(self, max_age: float = DAY) -> int:
+        """Delete the updates done more than ``max_age`` seconds ago; how many."""
+        rows = await self._write_one(
+            "DELETE FROM inbox WHERE done_at < ? RETURNING update_id", (self._clock() - max_age,)
+        )
+        return len(rows)
 
 
 def _check_outcome(outcome: Outcome, players: int) -> None:

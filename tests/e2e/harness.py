@@ -456,6 +456,18 @@ class Table:
             raise AssertionError(self.shows_latest(db)) from None
 
 
+def redrawn(tg: FakeTelegramServer, since: int, message: FakeMessage) -> bool:
+    """Whether the bot has edited ``message`` (or tried: an edit that changes nothing is
+    refused) in a call made after the first ``since`` calls."""
+    return any(
+        call.method == "editMessageText"
+        and call.params.get("chat_id") == message.chat_id
+        and call.params.get("message_id") == message.message_id
+        and not call.pending
+        for call in tg.calls[since:]
+    )
+
+
 def tally(text: str) -> dict[str, tuple[int, int, int]]:
     """``name -> (points, games, times durak)`` read from a series tally (the end message
     or /stats, in either language)."""

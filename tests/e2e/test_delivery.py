@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_telegram import FakeChat, FakeTelegramServer, FakeUser, Faults, Limits
+from fake_telegram import FakeChat, FakeMessage, FakeTelegramServer, FakeUser, Faults, Limits
 
 from bot.config import Settings
 from bot.i18n import tr
@@ -128,13 +128,67 @@ async def test_a_timed_out_edit_is_tried_again_and_the_latest_state_arrives(
         assert_no_hand_card_in_group(tg, table.group, replay_games(db))
 
 
-async def test_a_timed_out_send_leaves_no_second_live_copy(tmp_path: Path) -> None:
+def live_hands(tg: FakeTelegramServer, user: FakeUser) -> list[FakeMessage]:
+    """The bot's messages in ``user``'s private chat that still have card buttons."""
+    return [
+        m
+        for m in tg.messages(tg.private_chat(user), from_bot=True)
+        if not m.deleted and any(d[1:].startswith("t.") for d in callback_buttons(m))
+    ]
+
+
+async def test_a_copy_of_a_timed_out_send_loses_its_buttons_without_a_press(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "durak.sqlite3"
     rng = random.Random(3)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         table = await Table.create(tg, 2)
         async with bot_running(tg, db, settings=settings_for(tg, db, api_timeout=0.3)):
             await table.seat_everyone()
+            await table.wait_latest(db)
+            user = table.users[0]
+            chat = tg.private_chat(user)
+            before = table.hand(user)
+            assert before is not None
+            # /hand sends the cards anew; that send arrives but its answer never does
+            tg.set_faults(Faults(timeout=1.0, applied=1.0, methods=frozenset({"sendMessage"})))
+            asked = await tg.send_command(user, chat, "hand")
+            await tg.wait_for(lambda: tg.faulted, timeout=5, what="the send timing out")
+            tg.set_faults(None)
+            ghost = tg.message(chat, tg.faulted[0].result["message_id"])
+            assert ghost.message_id > asked.message_id
+            # the send tried again gets through, and the copy loses its buttons unpressed
+            await tg.wait_for(lambda: not callback_buttons(ghost), timeout=10, what="stripped")
+            assert not ghost.deleted
+            await table.wait_latest(db, timeout=10)
+            current = table.hand(user)
+            assert current is not None and current.message_id > ghost.message_id
+            assert live_hands(tg, user) == [current]
+            await tg.wait_for(lambda: before.deleted, timeout=5, what="the known copy deleted")
+            # the sweep tried the player's own /hand too, which Telegram refuses to edit
+            tried = {
+                c.params.get("message_id"): c.description
+                for c in tg.calls_to("editMessageReplyMarkup")
+                if c.params.get("chat_id") == chat.id
+            }
+            refused = "Bad Request: message can't be edited"
+            assert tried == {asked.message_id: refused, ghost.message_id: None}
+            assert stored(db, table.table_id).moves == 0
+            await table.finish(db, rng)
+
+
+async def test_a_copy_left_from_before_a_restart_is_stripped_when_pressed(tmp_path: Path) -> None:
+    """Right after a restart the bot knows none of the chat's newest messages (the process
+    before sent them), so a copy of a timed-out send is not told from them until pressed."""
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(3)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            await table.wait_latest(db)
+        async with bot_running(tg, db, settings=settings_for(tg, db, api_timeout=0.3)):
             await table.wait_latest(db)
             user = table.users[0]
             chat = tg.private_chat(user)
@@ -163,16 +217,53 @@ async def test_a_timed_out_send_leaves_no_second_live_copy(tmp_path: Path) -> No
                 what="a fresh hand",
             )
             await table.wait_latest(db, timeout=10)
-
-            def live() -> list[object]:
-                return [
-                    m
-                    for m in tg.messages(chat, from_bot=True)
-                    if not m.deleted and any(d[1:].startswith("t.") for d in callback_buttons(m))
-                ]
-
-            await tg.wait_for(lambda: len(live()) == 1, timeout=5, what="one live hand")
+            await tg.wait_for(lambda: len(live_hands(tg, user)) == 1, timeout=5, what="one live")
             await table.finish(db, rng)
+
+
+@pytest.mark.parametrize("chatter", [3, 24])
+async def test_in_a_group_a_copy_is_looked_for_among_other_people_s_messages(
+    tmp_path: Path, chatter: int
+) -> None:
+    """The group's table sent anew (/newgame) times out but arrives, after others wrote in
+    the group (messages the bot never sees): the ids between are tried, 20 at most."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        settings = settings_for(tg, db, api_timeout=0.3)
+        async with bot_running(tg, db, settings=settings) as app:
+            await table.seat_everyone()
+            await table.wait_latest(db)
+            known = max(m.message_id for m in tg.bot_messages(table.group))
+            for i in range(chatter):
+                await tg.send_text(table.users[i % 2], table.group, f"chat {i}")
+            tg.set_faults(Faults(timeout=1.0, applied=1.0, methods=frozenset({"sendMessage"})))
+            await tg.send_command(table.users[0], table.group, "newgame")
+            await tg.wait_for(lambda: tg.faulted, timeout=5, what="the send timing out")
+            tg.set_faults(None)
+            ghost = tg.message(table.group, tg.faulted[0].result["message_id"])
+            assert ghost.message_id == known + chatter + 2  # the texts, /newgame, the copy
+            assert ghost.buttons
+            await tg.wait_for(
+                lambda: (stored(db, table.table_id).group_message_id or 0) > ghost.message_id,
+                timeout=10,
+                what="the table sent again",
+            )
+            await app.bot_data["runtime"].out.flush()
+            current = tg.message(table.group, stored(db, table.table_id).group_message_id)
+            tried = [
+                c.params.get("message_id")
+                for c in tg.calls_to("editMessageReplyMarkup")
+                if c.params.get("chat_id") == table.group.id
+            ]
+            if chatter + 2 <= 20:
+                assert tried == list(range(known + 1, ghost.message_id + 1))
+                assert not ghost.buttons, "the copy lost its buttons"
+            else:
+                assert tried == list(range(known + 1, known + 21)), "20 ids at most"
+                assert ghost.buttons, "out of reach"
+            assert current.message_id not in tried and current.buttons
+            await table.wait_latest(db)
 
 
 async def test_a_group_upgraded_mid_game_is_redrawn_there_and_the_game_ends_there(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from fake_telegram import FakeTelegramServer, Limits
+from fake_telegram import FakeMessage, FakeTelegramServer, Limits
 
 from engine import Rules
 
@@ -14,6 +14,7 @@ from .harness import (
     assert_no_hand_card_in_group,
     bot_running,
     query,
+    redrawn,
     replay_games,
     set_group_rules,
     stored,
@@ -34,22 +35,18 @@ async def test_a_game_survives_a_restart_in_the_same_messages(tmp_path: Path) ->
         assert before.status == "playing" and before.moves >= 8
         chats = [table.group, *(tg.private_chat(u) for u in table.users)]
         sent = {c.id: [m.message_id for m in tg.messages(c, from_bot=True)] for c in chats}
-        edits = {
-            c.id: {m.message_id: m.edit_count for m in tg.messages(c, from_bot=True)} for c in chats
-        }
+        known = len(tg.calls)
 
         async with bot_running(tg, db):
-            # The new process redraws the running game in the messages it had drawn.
+            # The new process redraws the running game in the messages it had drawn (an
+            # edit, which changes nothing where the message shows the same already).
             group_message = tg.message(table.group, before.group_message_id)  # type: ignore[arg-type]
             hands = [
                 tg.message(tg.private_chat(u), mid)  # type: ignore[arg-type]
                 for u, mid in zip(table.users, before.hand_message_ids, strict=True)
             ]
             await tg.wait_for(
-                lambda: (
-                    group_message.edit_count > edits[table.group.id][group_message.message_id]
-                    and all(h.edit_count > edits[h.chat_id][h.message_id] for h in hands)
-                ),
+                lambda: all(redrawn(tg, known, m) for m in (group_message, *hands)),
                 timeout=10,
                 what="the redraw after the restart",
             )
@@ -93,3 +90,37 @@ async def test_a_lobby_survives_a_restart(tmp_path: Path) -> None:
             assert stored(db, table.table_id).group_message_id == lobby.message_id
             assert [m.message_id for m in tg.bot_messages(table.group)] == [lobby.message_id]
         assert tg.rate_limited == []
+
+
+def recent_moves(message: FakeMessage) -> list[str]:
+    """The lines under "Recent moves" of a table message (in either language)."""
+    lines = message.plain_text.splitlines()
+    for header in ("Recent moves:", "Последние ходы:"):
+        if header in lines:
+            return [line for line in lines[lines.index(header) + 1 :] if line.startswith("• ")]
+    return []
+
+
+async def test_the_recent_moves_are_shown_again_after_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(5)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3)
+        await set_group_rules(db, table.group.id, Rules(hand_size=4))
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            await table.play_moves(db, rng, 6)
+            await table.wait_latest(db)
+        st = stored(db, table.table_id)
+        assert st.status == "playing"
+        group = tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+        before = recent_moves(group)
+        assert len(before) >= 3, group.plain_text
+        known = len(tg.calls)
+        async with bot_running(tg, db):
+            await tg.wait_for(
+                lambda: redrawn(tg, known, group), timeout=10, what="the table redrawn"
+            )
+            assert recent_moves(group) == before, group.plain_text
+            await table.wait_latest(db)
+            assert stored(db, table.table_id).version == st.version, "nothing moved"

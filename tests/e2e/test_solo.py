@@ -19,6 +19,7 @@ from .harness import (
     hand_versions,
     kind_of,
     query,
+    redrawn,
     replay_games,
     set_group_rules,
     settings_for,
@@ -70,10 +71,10 @@ async def test_a_game_against_the_computer_is_played_to_the_end_through_a_restar
         before = stored(db, table_id)
         assert before.status == "playing" and before.chat_id == solo.user.id
         assert before.hand_message_ids[0] == setup.message_id
-        edits = setup.edit_count
+        known = len(tg.calls)
 
         async with bot_running(tg, db, settings=settings):
-            await tg.wait_for(lambda: setup.edit_count > edits, timeout=10, what="the redraw")
+            await tg.wait_for(lambda: redrawn(tg, known, setup), timeout=10, what="the redraw")
             end = await solo.play(table_id, rng)
             assert end is not None
             assert [kind_of(d) for d in callback_buttons(end)] == ["m", "R"]

@@ -17,7 +17,7 @@ from .errors import (
     MESSAGE_ID_INVALID,
     ApiError,
 )
-from .faults import Faults
+from .faults import Faults, Hold
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
 from .inspection import GENERAL_TOPIC
 from .keyboards import MAX_CALLBACK_DATA_BYTES, Button, inline_buttons, select_button
@@ -86,6 +86,7 @@ __all__ = [
     "FakeTelegramServer",
     "FakeUser",
     "Faults",
+    "Hold",
     "Limits",
     "MessageRevision",
     "ParsedText",

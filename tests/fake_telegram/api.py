@@ -327,6 +327,8 @@ class BotApi:
         self._flood_check(method, chat)
         message = self._message(chat, p, MESSAGE_TO_EDIT_NOT_FOUND)
         if not message.from_bot:
+            # A bot edits only its own messages; a user's is refused with this wording
+            # (yagop/node-telegram-bot-api#254, pengrad/java-telegram-bot-api#149).
             raise bad_request(MESSAGE_CANT_BE_EDITED)
         return chat, message
 

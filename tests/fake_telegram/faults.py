@@ -20,10 +20,15 @@ before any drawn by the rates.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .models import ApiCall
 
 TIMEOUT = "timeout"
 RESET = "reset"
@@ -177,6 +182,26 @@ class FaultInjector:
         else:
             return None
         return Fault(kind, applied=self._random.random() < faults.applied)
+
+
+@dataclass(eq=False)
+class Hold:
+    """Calls of one method held unanswered until :meth:`release` (or the server stops):
+    a fixed point at which a test knows the bot is waiting on that call (to kill it there,
+    say). Other calls go on meanwhile."""
+
+    method: str
+    #: The calls held so far, in arrival order (each still pending while held).
+    calls: list[ApiCall] = field(default_factory=list)
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def matches(self, method: str) -> bool:
+        """Whether a call of ``method`` (any case) is held."""
+        return not self.released.is_set() and method.lower() == self.method.lower()
+
+    def release(self) -> None:
+        """Let the held calls (and every later one) through."""
+        self.released.set()
 
 
 def gateway_phrase(status: int) -> str:

@@ -123,6 +123,10 @@ class Inspection:
         """Updates not yet confirmed by the bot."""
         return len(self.world.queue.pending)
 
+    def confirmed(self, update_id: int) -> bool:
+        """Whether the bot has confirmed the update (Telegram would not send it again)."""
+        return all(u["update_id"] != update_id for u in self.world.queue.pending)
+
     def my_commands(
         self, scope: dict[str, Any] | None = None, language_code: str = ""
     ) -> list[dict[str, Any]]:

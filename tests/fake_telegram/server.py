@@ -14,7 +14,16 @@ from aiohttp import web
 
 from .api import BotApi, ForcedRetry
 from .errors import ApiError, not_found, unauthorized
-from .faults import ERROR, RESET, Fault, FaultInjector, Faults, gateway_page, gateway_phrase
+from .faults import (
+    ERROR,
+    RESET,
+    Fault,
+    FaultInjector,
+    Faults,
+    Hold,
+    gateway_page,
+    gateway_phrase,
+)
 from .inspection import Inspection
 from .limits import Limits, RateLimiter
 from .models import ApiCall, FakeChat, FakeUser
@@ -73,6 +82,7 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.api_version = api_version
         self.limiter = RateLimiter(limits or Limits.telegram())
         self.injector = FaultInjector(faults)
+        self._holds: list[Hold] = []
         self._webhooks = WebhookDeliverer(self.world)
         self.api = BotApi(
             self.world,
@@ -218,6 +228,12 @@ class FakeTelegramServer(Simulation, Inspection):
         not scaled), ``retry_after`` counting down the seconds left; 0 lifts the wait."""
         self.limiter.flood_wait(seconds, methods)
 
+    def hold(self, method: str) -> Hold:
+        """Hold every call of ``method`` unanswered from now until the hold is released."""
+        held = Hold(method)
+        self._holds.append(held)
+        return held
+
     def drop_pending_updates(self) -> int:
         """Forget the updates the bot has not fetched yet; return how many there were."""
         count = len(self.world.queue.pending)
@@ -273,6 +289,11 @@ class FakeTelegramServer(Simulation, Inspection):
             self.world.inflight += 1
             self.world.notifier.notify()
         try:
+            for held in self._holds:
+                if held.matches(method):
+                    held.calls.append(call)
+                    self.world.notifier.notify()
+                    await self._until(held.released)
             self.api.take_forced(method, params)
             fault = self.injector.draw(method, params.get("chat_id"))
             if fault is not None:
@@ -341,6 +362,19 @@ class FakeTelegramServer(Simulation, Inspection):
             self._reset_connection(request)
             raise asyncio.CancelledError
         return self._gateway_error(call, 504)
+
+    async def _until(self, event: asyncio.Event) -> None:
+        """Wait for ``event``, or until the server stops."""
+        if self._stopping is None:
+            await event.wait()
+            return
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        waiting = asyncio.ensure_future(event.wait())
+        try:
+            await asyncio.wait({stopping, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+            waiting.cancel()
 
     async def _hold(self, seconds: float) -> None:
         """Wait ``seconds``, or until the server stops (other calls go on meanwhile)."""

@@ -14,6 +14,8 @@ from fake_telegram import DEFAULT_TOKEN, SECRET_HEADER, post_update
 
 from bot.app import build_application
 from bot.config import Settings
+from bot.inbox import Inbox
+from bot.store import SqliteStore
 from bot.webhook import WebhookServer
 
 SECRET = "s3cret-token_XYZ"
@@ -96,3 +98,25 @@ async def test_keep_alive(server: WebhookServer) -> None:
         assert head.startswith(b"HTTP/1.1 200 OK") and b"keep-alive" in head
     writer.close()
     assert server.app.update_queue.qsize() == 2
+
+
+async def test_a_post_is_kept_before_it_is_answered_and_a_copy_is_dropped(tmp_path: Path) -> None:
+    settings = Settings(bot_token=DEFAULT_TOKEN, db_path=tmp_path / "db.sqlite3")
+    app = build_application(settings)
+    hook = WebhookServer(app, "/hook", SECRET, durable=True)
+    await hook.start("127.0.0.1", 0)
+    try:
+        store = await SqliteStore.open(tmp_path / "db.sqlite3")
+        hook.attach(Inbox(store))
+        assert await post_update(url(hook), UPDATE, SECRET) == 200
+        assert [u.update_id for u in await store.pending_updates()] == [7], "kept first"
+        assert app.update_queue.qsize() == 1
+        # Telegram posts it again (our answer was lost): answered, not queued twice
+        assert await post_update(url(hook), UPDATE, SECRET) == 200
+        assert app.update_queue.qsize() == 1
+        # one that cannot be kept is refused, for Telegram to post it again later
+        await store.close()
+        assert await post_update(url(hook), {**UPDATE, "update_id": 8}, SECRET) == 503
+        assert app.update_queue.qsize() == 1
+    finally:
+        await hook.close()

@@ -13,6 +13,7 @@ from store_helpers import ALICE, BORIS
 from bot.store import (
     LATEST_VERSION,
     MIGRATIONS,
+    KeptUpdate,
     Outcome,
     SchemaTooNewError,
     SqliteStore,
@@ -66,11 +67,18 @@ def seed_v3(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO reviews VALUES (1, 1, 1, 0, '{\"marks\":[]}', 31.0)")
 
 
+def seed_v4(db: sqlite3.Connection) -> None:
+    """A database as version 4 left it: version 3's data and the bot's kept menus."""
+    seed_v3(db)
+    db.execute("INSERT INTO bot_state VALUES ('menus', '{\"en\": \"ab12\"}', 32.0)")
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
     2: seed_v2,
     3: seed_v3,
+    4: seed_v4,
 }
 
 
@@ -136,7 +144,8 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, version: int) 
         if version >= 3:
             assert await store.get_review(1, 1, 1) == '{"marks":[]}'
         # Version 4 added the bot's own state: empty until the bot keeps something there.
-        assert await store.get_state("menus") is None
+        kept = '{"en": "ab12"}' if version >= 4 else None
+        assert await store.get_state("menus") == kept
         await store.set_state("menus", "{}")
         assert await store.get_state("menus") == "{}"
     fresh = tmp_path / "fresh.sqlite3"
@@ -174,6 +183,22 @@ async def check_v1_data(store: SqliteStore) -> None:
     assert [a.action for a in await store.game_log(2, 1)] == ["b1", "b2"]
     stats = await store.chat_stats(-100)
     assert [(t.games, t.draws) for t in stats] == [(2, 1), (2, 1)]
+
+
+async def test_an_upgraded_file_keeps_updates_and_a_move_marks_its_own_done(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v3.sqlite3"
+    await build(path, 3)
+    async with SqliteStore.open(path) as store:
+        kept = [KeptUpdate(500, '{"update_id": 500}'), KeptUpdate(501, '{"update_id": 501}')]
+        assert await store.keep_updates(kept) == [500, 501]
+        saved = await store.save_action(2, 2, game="mid2", action="b2", seat=1, update_id=500)
+        assert saved.seq == 2
+        assert await store.pending_updates() == [kept[1]]
+    schema = schema_of(path)
+    assert schema["version"] == LATEST_VERSION
+    assert "last_update" in [c[1] for c in schema["columns"]["tables"]]  # type: ignore[index]
 
 
 def draw2() -> Outcome:

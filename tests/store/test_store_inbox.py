@@ -1,0 +1,74 @@
+"""The inbox: updates kept as they arrive, once each, until done; a move marks its update
+done in its own transaction."""
+
+from __future__ import annotations
+
+import pytest
+from store_helpers import RULES, FakeClock, lose, playing_table
+
+from bot.store import DAY, KeptUpdate, SqliteStore, StaleVersionError
+
+
+def kept(update_id: int) -> KeptUpdate:
+    return KeptUpdate(update_id, f'{{"update_id": {update_id}}}')
+
+
+async def test_an_update_is_kept_once(store: SqliteStore) -> None:
+    assert await store.keep_updates([kept(3), kept(1), kept(2)]) == [1, 2, 3]
+    again = KeptUpdate(2, '{"update_id": 2, "changed": true}')
+    assert await store.keep_updates([again, kept(4)]) == [4], "a redelivered one is not new"
+    assert await store.keep_updates([]) == []
+    pending = await store.pending_updates()
+    assert pending == [kept(1), kept(2), kept(3), kept(4)], "in order, first body kept"
+
+
+async def test_a_move_marks_its_update_done_in_its_own_transaction(store: SqliteStore) -> None:
+    table = await playing_table(store)
+    await store.keep_updates([kept(10), kept(11)])
+    saved = await store.save_action(
+        table.table_id, table.version, game="s1", action="a1", seat=0, update_id=10
+    )
+    assert [u.update_id for u in await store.pending_updates()] == [11]
+    # a refused save marks nothing: the update is handled again after a crash
+    with pytest.raises(StaleVersionError):
+        await store.save_action(
+            table.table_id, table.version, game="x", action="x", seat=1, update_id=11
+        )
+    assert [u.update_id for u in await store.pending_updates()] == [11]
+    # a move of the clock names no update
+    await store.save_action(table.table_id, saved.version, game="s2", action="a2", seat=1)
+    assert [u.update_id for u in await store.pending_updates()] == [11]
+
+
+async def test_the_last_move_and_a_start_mark_their_updates_done(store: SqliteStore) -> None:
+    table = await playing_table(store)
+    await store.keep_updates([kept(20), kept(21), kept(22)])
+    saved = await store.save_action(
+        table.table_id,
+        table.version,
+        game="end",
+        action="a1",
+        seat=0,
+        outcome=lose(1, 2),
+        update_id=20,
+    )
+    assert [u.update_id for u in await store.pending_updates()] == [21, 22]
+    lobby = await store.create_table(-7, rules=RULES)
+    await store.start_game(lobby.table_id, lobby.version, seed=1, game="s0", update_id=22)
+    assert [u.update_id for u in await store.pending_updates()] == [21]
+    await store.finish_update(21)
+    await store.finish_update(21)
+    assert await store.pending_updates() == []
+    assert saved.seq == 1
+
+
+async def test_done_updates_are_forgotten_after_a_day(store: SqliteStore, clock: FakeClock) -> None:
+    await store.keep_updates([kept(1), kept(2), kept(3)])
+    await store.finish_update(1)
+    clock.advance(DAY / 2)
+    await store.finish_update(2)
+    clock.advance(DAY / 2 + 1)
+    assert await store.prune_updates() == 1
+    assert [u.update_id for u in await store.pending_updates()] == [3], "pending stays"
+    assert await store.keep_updates([kept(2)]) == [], "done within the day: still known"
+    assert await store.keep_updates([kept(1)]) == [1]
