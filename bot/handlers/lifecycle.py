@@ -20,7 +20,7 @@ from bot.handlers.common import (
     chat_lang,
 )
 from bot.handlers.replay import ReplayDesk
-from bot.i18n import RUSSIAN_SPOKEN, pick_lang, tr
+from bot.i18n import tr
 from bot.inbox import Inbox
 from bot.menus import Menus
 from bot.ordering import default_key
