@@ -31,7 +31,7 @@ from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.sender import Publisher
-from bot.store import SqliteStore
+from bot.store import open_store
 from bot.tables import TableService
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ def order_key(rt: Runtime, update: object) -> object:
 async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     """Open the store, load running games, redraw them and set their clocks again."""
     rt: Runtime = app.bot_data["runtime"]
-    rt.store = await SqliteStore.open(rt.settings.db_path)
+    rt.store = await open_store(rt.settings.db_path, url=rt.settings.postgres_url)
     me = await app.bot.get_me()
     rt.bot_username = me.username or ""
     presenter = Presenter(rt, app)

@@ -70,6 +70,24 @@ from bot.store.sqlite import (
 
 T = TypeVar("T")
 
+CONNECT_ERRORS: Final[tuple[type[BaseException], ...]] = (
+    asyncpg.PostgresError,  # refused: a wrong password, no such database...
+    asyncpg.InterfaceError,  # a URL asyncpg cannot use
+    OSError,  # no such host, nobody listening
+    TimeoutError,
+)
+"""What connecting to an unusable ``DURAK_DATABASE_URL`` raises."""
+
+
+async def probe(url: str, timeout: float = 10.0) -> int:
+    """Connect to the database at ``url`` and read its schema version, changing nothing."""
+    conn = await asyncpg.connect(url, timeout=timeout)
+    try:
+        return await schema_version(conn)
+    finally:
+        await conn.close()
+
+
 # SQLite sorts NULL first and text by its bytes; PostgreSQL, unless told, NULL last (first
 # when descending) and text by the database's locale: told, both sort alike.
 _STATS_ORDER: Final[dict[str, str]] = {
@@ -176,10 +194,10 @@ class PostgresStore:
         if self._closed:
             raise StoreError("the store is closed")
 
-    async def _fetch(self, sql: str, *args: Any) -> list[Any]:
+    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One read."""
         self._check_open()
-        return list(await self._pool.fetch(sql, *args))
+        return list(await self._pool.fetch(sql, *params))
 
     async def _write(self, body: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
         """Run ``body`` in one transaction, committed before this returns.
@@ -198,10 +216,10 @@ class PostgresStore:
         async with self._pool.acquire() as conn, conn.transaction():
             return await body(conn)
 
-    async def _write_one(self, sql: str, *args: Any) -> list[Any]:
+    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One write statement, a transaction of its own: one round trip to the server."""
         self._check_open()
-        task = asyncio.ensure_future(self._pool.fetch(sql, *args))
+        task = asyncio.ensure_future(self._pool.fetch(sql, *params))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
         task.add_done_callback(_retrieve)
@@ -217,7 +235,7 @@ class PostgresStore:
     ) -> Any:
         """Run a single-statement compare-and-set ``UPDATE … RETURNING``; its first row,
         or the reason it matched nothing, raised."""
-        rows = await self._write_one(sql, *args)
+        rows = await self._write_one(sql, args)
         if not rows:
             async with self._pool.acquire() as conn:
                 raise await self._refusal(conn, table_id, expected, wanted)
@@ -248,7 +266,7 @@ class PostgresStore:
         generation = self._chats.generation
         rows = await self._fetch(
             "SELECT chat_id, language, default_rules, thread_id FROM chats WHERE chat_id = $1",
-            chat_id,
+            (chat_id,),
         )
         row = ChatRow(*rows[0]) if rows else None
         self._chats.put(chat_id, row, generation)
@@ -261,11 +279,7 @@ class PostgresStore:
             "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chat_id) DO UPDATE SET "
             "language = excluded.language, default_rules = excluded.default_rules, "
             "thread_id = excluded.thread_id, updated_at = excluded.updated_at",
-            chat.chat_id,
-            chat.language,
-            chat.default_rules,
-            chat.thread_id,
-            self._clock(),
+            (chat.chat_id, chat.language, chat.default_rules, chat.thread_id, self._clock()),
         )
         self._chats.wrote(chat.chat_id, chat)
 
@@ -334,7 +348,7 @@ class PostgresStore:
         generation = self._users.generation
         rows = await self._fetch(
             "SELECT user_id, name, language, can_message FROM users WHERE user_id = $1",
-            user_id,
+            (user_id,),
         )
         row = UserRow(rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
         self._users.put(user_id, row, generation)
@@ -348,7 +362,7 @@ class PostgresStore:
         rows = await self._fetch(
             "SELECT user_id, name, language, can_message FROM users "
             "WHERE user_id = ANY($1::bigint[])",
-            ids,
+            (ids,),
         )
         return {r[0]: UserRow(r[0], r[1], r[2], bool(r[3])) for r in rows}
 
@@ -359,11 +373,7 @@ class PostgresStore:
             "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id) DO UPDATE SET "
             "name = excluded.name, language = excluded.language, "
             "can_message = excluded.can_message, updated_at = excluded.updated_at",
-            user.user_id,
-            user.name,
-            user.language,
-            int(user.can_message),
-            self._clock(),
+            (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
         )
         self._users.wrote(user.user_id, user)
 
@@ -373,9 +383,7 @@ class PostgresStore:
             rows = await self._write_one(
                 "UPDATE users SET can_message = $1, updated_at = $2 "
                 "WHERE user_id = $3 RETURNING user_id",
-                int(can_message),
-                self._clock(),
-                user_id,
+                (int(can_message), self._clock(), user_id),
             )
         finally:
             self._users.drop(user_id)
@@ -399,20 +407,14 @@ class PostgresStore:
             "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
             "created_at, updated_at) VALUES ($1, $2, 'lobby', $3, $4, $5, $6, $7) "
             f"RETURNING {_TABLE_COLUMNS}",
-            chat_id,
-            thread_id,
-            creator_id,
-            seats_to_json(seats),
-            rules,
-            now,
-            now,
+            (chat_id, thread_id, creator_id, seats_to_json(seats), rules, now, now),
         )
         return _table_row(rows[0])
 
     async def get_table(self, table_id: int) -> TableRow | None:
         """The table, or None."""
         rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1", table_id
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1", (table_id,)
         )
         return _table_row(rows[0]) if rows else None
 
@@ -435,8 +437,7 @@ class PostgresStore:
         rows = await self._fetch(
             f"SELECT {_TABLE_COLUMNS} FROM tables WHERE chat_id = $1 "
             "AND status = ANY($2::text[]) ORDER BY table_id",
-            chat_id,
-            wanted,
+            (chat_id, wanted),
         )
         return [_table_row(r) for r in rows]
 
@@ -445,8 +446,7 @@ class PostgresStore:
         found = await self._fetch(
             "SELECT max(table_id) FROM tables "
             "WHERE chat_id = $1 AND thread_id IS NOT DISTINCT FROM $2",
-            chat_id,
-            thread_id,
+            (chat_id, thread_id),
         )
         return int(found[0][0]) if found and found[0][0] is not None else None
 
@@ -720,8 +720,7 @@ class PostgresStore:
         rows = await self._write_one(
             f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ${len(params) + 1} "
             "RETURNING table_id",
-            *params,
-            table_id,
+            (*params, table_id),
         )
         if not rows:
             raise TableNotFoundError(table_id)
@@ -759,8 +758,7 @@ class PostgresStore:
         rows = await self._fetch(
             "SELECT table_id, game_no, seq, seat, action, at FROM actions "
             "WHERE table_id = $1 AND game_no = $2 ORDER BY seq",
-            table_id,
-            game_no,
+            (table_id, game_no),
         )
         return [ActionRow(*r) for r in rows]
 
@@ -768,8 +766,7 @@ class PostgresStore:
         """One game of a table: seed, rules, seats and (once over) outcome and final state."""
         rows = await self._fetch(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE table_id = $1 AND game_no = $2",
-            table_id,
-            game_no,
+            (table_id, game_no),
         )
         return _game_record(rows[0]) if rows else None
 
@@ -779,7 +776,7 @@ class PostgresStore:
         rows = await self._fetch(
             f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = $1{where} "
             "ORDER BY started_at, table_id, game_no",
-            chat_id,
+            (chat_id,),
         )
         return [_game_record(r) for r in rows]
 
@@ -790,7 +787,7 @@ class PostgresStore:
         rows = await self._fetch(
             f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
             f"ON u.user_id = t.user_id WHERE t.chat_id = $1 ORDER BY {order}",
-            chat_id,
+            (chat_id,),
         )
         return [_tally_row(r) for r in rows]
 
@@ -800,7 +797,7 @@ class PostgresStore:
             f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
             "ON u.user_id = t.user_id WHERE t.player = $1 "
             "ORDER BY t.last_played DESC NULLS LAST, t.chat_id",
-            f"u:{user_id}",
+            (f"u:{user_id}",),
         )
         return [_tally_row(r) for r in rows]
 
@@ -810,8 +807,7 @@ class PostgresStore:
             "SELECT chat_id, table_id, game_no, seat, players, durak, pogony, draw, points, "
             "finished_at FROM game_players WHERE user_id = $1 "
             "ORDER BY finished_at DESC, table_id DESC, game_no DESC LIMIT $2",
-            user_id,
-            limit,
+            (user_id, limit),
         )
         return [
             PlayerGame(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), bool(r[7]), r[8], r[9])
@@ -824,9 +820,7 @@ class PostgresStore:
         """The coach's review of game ``game_no`` of ``table_id`` for ``user_id``, if made."""
         rows = await self._fetch(
             "SELECT review FROM reviews WHERE table_id = $1 AND game_no = $2 AND user_id = $3",
-            table_id,
-            game_no,
-            user_id,
+            (table_id, game_no, user_id),
         )
         return str(rows[0][0]) if rows else None
 
@@ -838,10 +832,5 @@ class PostgresStore:
         await self._write_one(
             "INSERT INTO reviews (table_id, game_no, user_id, seat, review, created_at) "
             "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
-            table_id,
-            game_no,
-            user_id,
-            seat,
-            review,
-            self._clock(),
+            (table_id, game_no, user_id, seat, review, self._clock()),
         )
