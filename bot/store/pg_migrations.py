@@ -204,26 +204,31 @@ async def schema_version(conn: asyncpg.Connection) -> int:
 async def migrate(conn: asyncpg.Connection, where: str, target: int | None = None) -> int:
     """Bring the schema up to ``target`` (default: the latest), one migration at a time.
 
-    Each step is one transaction that also records the new version, taken under an
-    advisory lock so that two processes never run the same step. Raises
+    Each step is one transaction that also records the new version, under an advisory
+    lock held for the whole run, so that two processes never run the same step. Raises
     :class:`SchemaTooNewError` if the database is newer than this code (``where`` names it,
     without its password). Returns the version reached.
     """
     goal = PG_LATEST_VERSION if target is None else target
     if not 0 <= goal <= PG_LATEST_VERSION:
         raise ValueError(f"no schema version {goal}; known: 0..{PG_LATEST_VERSION}")
-    while True:
-        async with conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", _LOCK)
-            current = await schema_version(conn)
-            if current > PG_LATEST_VERSION:
-                raise SchemaTooNewError(where, current, PG_LATEST_VERSION)
-            if current >= goal:
-                return current
-            if current == 0:
-                await conn.execute(f"CREATE TABLE {VERSION_TABLE} (version INTEGER NOT NULL)")
-                await conn.execute(f"INSERT INTO {VERSION_TABLE} VALUES (0)")
-            step = PG_MIGRATIONS[current]
-            for statement in step.statements:
-                await conn.execute(statement)
-            await conn.execute(f"UPDATE {VERSION_TABLE} SET version = $1", step.version)
+    # A session lock, taken outside the transactions: each step's transaction then starts
+    # after the lock, so it sees the catalog as the previous holder left it.
+    await conn.execute("SELECT pg_advisory_lock($1)", _LOCK)
+    try:
+        while True:
+            async with conn.transaction():
+                current = await schema_version(conn)
+                if current > PG_LATEST_VERSION:
+                    raise SchemaTooNewError(where, current, PG_LATEST_VERSION)
+                if current >= goal:
+                    return current
+                if current == 0:
+                    await conn.execute(f"CREATE TABLE {VERSION_TABLE} (version INTEGER NOT NULL)")
+                    await conn.execute(f"INSERT INTO {VERSION_TABLE} VALUES (0)")
+                step = PG_MIGRATIONS[current]
+                for statement in step.statements:
+                    await conn.execute(statement)
+                await conn.execute(f"UPDATE {VERSION_TABLE} SET version = $1", step.version)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", _LOCK)

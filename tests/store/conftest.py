@@ -30,10 +30,11 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def database(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Database:
-    """An empty database of the test's backend."""
+    """A database of the test's backend with no data (PostgreSQL's already has its schema:
+    copied from a template, it is quicker to make)."""
     if backend == "sqlite":
         return SqliteDatabase(db_path)
-    return PostgresDatabase(request.getfixturevalue("postgres_url"))
+    return PostgresDatabase(request.getfixturevalue("postgres_store_url"))
 
 
 @pytest.fixture
