@@ -4,10 +4,11 @@ syncs: settings the bot's config passes in."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final, Literal
-from urllib.parse import parse_qs, parse_qsl, unquote, urlsplit, urlunsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 DEFAULT_FILENAME = "durak.sqlite3"
 """The database file used when nothing else is configured, under the working directory."""
@@ -85,15 +86,10 @@ def url_secrets(url: str) -> list[str]:
 def mask_url(url: str) -> str:
     """``url`` with its password shown as ``***``: fit for logs and messages."""
     parts = urlsplit(url)
-    netloc = parts.netloc
     if parts.password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.partition(':')[0]}:***@{host}"
-    query = "&".join(
-        f"{key}=***" if key == "password" else f"{key}={value}"
-        for key, value in parse_qsl(parts.query, keep_blank_values=True)
-    )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        user, _, host = parts.netloc.rpartition("@")
+        url = url.replace(f"//{parts.netloc}", f"//{user.partition(':')[0]}:***@{host}", 1)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url)
 
 
 def resolve_url(configured: str | None = None, environ: Mapping[str, str] | None = None) -> str:

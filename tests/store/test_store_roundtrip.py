@@ -20,11 +20,13 @@ from bot.store import (
     TableNotFoundError,
     TableStatus,
     UserRow,
+    mask_url,
     open_store,
     resolve_path,
     resolve_synchronous,
 )
 from bot.store.models import seats_from_json, seats_to_json
+from bot.store.postgres import PostgresStore
 
 
 async def test_open_by_await_and_by_async_with(db_path: Path) -> None:
@@ -304,3 +306,32 @@ async def test_a_review_is_kept_once_per_game_and_viewer(database: Database) -> 
         assert await store.get_review(table.table_id, 2, 1) is None
     async with database.open() as again:
         assert await again.get_review(table.table_id, 1, 1) == '{"marks":[1]}'
+
+
+async def test_open_store_picks_postgresql_by_its_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_store_url: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DURAK_DB_PATH", raising=False)
+    monkeypatch.setenv("DURAK_DATABASE_URL", postgres_store_url)
+    async with open_store() as store:
+        assert isinstance(store, PostgresStore)
+        await store.save_chat(ChatRow(-5, "en"))
+    async with open_store(url=postgres_store_url) as store:
+        assert await store.get_chat(-5) == ChatRow(-5, "en")
+    # an empty URL keeps the SQLite file, whatever the environment says
+    async with open_store(url="") as store:
+        assert isinstance(store, SqliteStore) and await store.get_chat(-5) is None
+    assert (tmp_path / DEFAULT_FILENAME).exists()
+    with pytest.raises(ValueError, match="postgresql://"):
+        open_store(url="mysql://u:p@h/db")
+
+
+def test_a_postgresql_store_shows_its_address_without_the_password() -> None:
+    assert mask_url("postgresql://durak:pa:ss@db:5432/durak?sslmode=require") == (
+        "postgresql://durak:***@db:5432/durak?sslmode=require"
+    )
+    assert mask_url("postgresql://durak@db/durak") == "postgresql://durak@db/durak"
+    assert mask_url("postgresql:///durak?host=/run/pg&password=pw") == (
+        "postgresql:///durak?host=/run/pg&password=***"
+    )
