@@ -122,9 +122,10 @@ def _database_problem(settings: Settings) -> str | None:
     if settings.postgres_url:
         from bot.store.postgres import CONNECT_ERRORS
 
+        refusals: tuple[type[BaseException], ...] = (StoreError, *CONNECT_ERRORS)
         try:
             asyncio.run(_open_database(settings))
-        except (StoreError, *CONNECT_ERRORS) as exc:
+        except refusals as exc:
             reason = " ".join(str(exc).split())
             return f"DURAK_DATABASE_URL: cannot open the database {settings.database}: {reason}"
         return None

@@ -56,7 +56,10 @@ start() {
     if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
         fail "running as root, but there is no postgres user to run the server as"
     fi
-    dir="$(mktemp -d "${TMPDIR:-/tmp}/durak-pg.XXXXXX")"
+    # as root, in /tmp: the postgres user may not reach into root's own TMPDIR
+    local tmp="${TMPDIR:-/tmp}"
+    [ "$(id -u)" = 0 ] && tmp=/tmp
+    dir="$(mktemp -d "$tmp/durak-pg.XXXXXX")"
     chmod 755 "$dir"
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     if ! as_owner "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-locale \

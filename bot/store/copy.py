@@ -420,10 +420,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--to", dest="target", required=True, help="postgresql://… or sqlite:///…")
     args = parser.parse_args(argv)
+    failures: tuple[type[BaseException], ...] = (StoreError, sqlite3.Error, *CONNECT_ERRORS)
     try:
         source, target = side(args.source), side(args.target)
         copied = asyncio.run(copy_database(source, target))
-    except (StoreError, sqlite3.Error, *CONNECT_ERRORS) as exc:
+    except failures as exc:
         print(f"{PROGRAM}: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     rows = ", ".join(f"{name} {n:,}" for name, n in copied.items())
