@@ -335,3 +335,13 @@ def test_a_postgresql_store_shows_its_address_without_the_password() -> None:
     assert mask_url("postgresql:///durak?host=/run/pg&password=pw") == (
         "postgresql:///durak?host=/run/pg&password=***"
     )
+
+
+async def test_a_closed_store_refuses_work_on_either_database(database: Database) -> None:
+    store = await database.open()
+    assert await store.schema_version() == LATEST_VERSION  # type: ignore[attr-defined]
+    await store.close()
+    await store.close()  # idempotent
+    for call in (store.get_chat(1), store.save_user(UserRow(1, "A")), store.running_tables()):
+        with pytest.raises(StoreError, match="closed"):
+            await call
