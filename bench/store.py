@@ -1,9 +1,14 @@
 """Benchmark of the store: durable action saves per second, and the start-up load.
 
     .venv/bin/python bench/store.py [--saves 5000] [--tables 10000] [--dir DIR]
+                                    [--database postgresql://user:pass@host/db]
 
-Targets (issue 4): at least 2,000 durable saves a second; 10,000 running tables loaded in
-at most 2 s. Game states are real engine JSON from seeded random playouts, prepared before
+Targets (issue 4, SQLite): at least 2,000 durable saves a second; 10,000 running tables
+loaded in at most 2 s. With ``--database`` (or ``DURAK_DATABASE_URL``) the same runs on
+PostgreSQL too, for comparison, each phase in a schema of its own that is dropped at the
+end (nothing else in that database is touched); run it against a server with its
+production settings (``fsync`` and ``synchronous_commit`` on), or the saves are not
+durable. Game states are real engine JSON from seeded random playouts, prepared before
 the clock starts: the engine's time is not the store's.
 """
 
@@ -12,22 +17,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sqlite3
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 # Run as a script, Python puts bench/ first on the path, where bench/engine.py would shadow
 # the engine package: look in the project root first.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiosqlite
+import asyncpg
 
-from bot.store import Outcome, Seat, SqliteStore, TableRow
-from bot.store.config import Synchronous
+from bot.store import Opening, Outcome, Seat, SqliteStore, Store, TableRow
+from bot.store.config import URL_ENV, Synchronous, mask_url
 from bot.store.models import seats_to_json
+from bot.store.postgres import PostgresStore
 from engine import Game, Rules
 
 SAVES_TARGET = 2_000
@@ -52,7 +61,83 @@ def seats(players: int) -> list[Seat]:
     return [Seat.human(100 + i, f"Player {i}") for i in range(players)]
 
 
-async def open_tables(store: SqliteStore, n: int, players: int) -> list[TableRow]:
+class Backend:
+    """Where the benchmark's databases are made: one new database per phase."""
+
+    name: str
+
+    def open(self, phase: str) -> Opening[Store]:
+        raise NotImplementedError
+
+    async def fill(self, phase: str, rows: list[tuple[Any, ...]]) -> None:
+        """Write rows of ``tables`` straight into the phase's database (setup, not timed)."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        pass
+
+
+class SqliteBackend(Backend):
+    def __init__(self, folder: Path, synchronous: Synchronous = "NORMAL") -> None:
+        self.folder = folder
+        self.synchronous = synchronous
+        self.name = f"SQLite, synchronous={synchronous}"
+
+    def open(self, phase: str) -> Opening[Store]:
+        path = self.folder / f"{phase}-{self.synchronous}.sqlite3"
+        return SqliteStore.open(path, synchronous=self.synchronous)
+
+    async def fill(self, phase: str, rows: list[tuple[Any, ...]]) -> None:
+        db = sqlite3.connect(self.folder / f"{phase}-{self.synchronous}.sqlite3")
+        db.execute("BEGIN")
+        db.executemany(
+            f"INSERT INTO tables ({FILL_COLUMNS}) VALUES ({', '.join('?' * FILL_WIDTH)})", rows
+        )
+        db.execute("COMMIT")
+        db.close()
+
+
+class PostgresBackend(Backend):
+    """Each phase in a new schema of the given database (dropped by :meth:`close`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.name = "PostgreSQL"
+        self.schemas: list[str] = []
+
+    def _url(self, phase: str) -> str:
+        schema = f"durak_bench_{os.getpid()}_{phase}"
+        joiner = "&" if "?" in self.url else "?"
+        return f"{self.url}{joiner}search_path={schema}"
+
+    def open(self, phase: str) -> Opening[Store]:
+        schema = f"durak_bench_{os.getpid()}_{phase}"
+
+        async def opener() -> Store:
+            if schema not in self.schemas:
+                conn = await asyncpg.connect(self.url)
+                await conn.execute(f"CREATE SCHEMA {schema}")
+                await conn.close()
+                self.schemas.append(schema)
+            return await PostgresStore.open(self._url(phase), connections=10)
+
+        return Opening(opener)
+
+    async def fill(self, phase: str, rows: list[tuple[Any, ...]]) -> None:
+        conn = await asyncpg.connect(self._url(phase))
+        await conn.copy_records_to_table(
+            "tables", records=rows, columns=[c.strip() for c in FILL_COLUMNS.split(",")]
+        )
+        await conn.close()
+
+    async def close(self) -> None:
+        conn = await asyncpg.connect(self.url)
+        for schema in self.schemas:
+            await conn.execute(f"DROP SCHEMA {schema} CASCADE")
+        await conn.close()
+
+
+async def open_tables(store: Store, n: int, players: int) -> list[TableRow]:
     tables = []
     for i in range(n):
         lobby = await store.create_table(-1000 - i, rules="{}", seats=seats(players))
@@ -60,11 +145,10 @@ async def open_tables(store: SqliteStore, n: int, players: int) -> list[TableRow
     return tables
 
 
-async def bench_saves(folder: Path, synchronous: Synchronous, saves: int) -> tuple[float, float]:
+async def bench_saves(backend: Backend, saves: int) -> tuple[float, float]:
     """Saves per second: one table after another; then 100 tables at once."""
     steps = playout(1, 4)
-    path = folder / f"saves-{synchronous}.sqlite3"
-    async with SqliteStore.open(path, synchronous=synchronous) as store:
+    async with backend.open("saves") as store:
         (table,) = await open_tables(store, 1, 4)
         version = table.version
         start = time.perf_counter()
@@ -94,11 +178,11 @@ async def bench_saves(folder: Path, synchronous: Synchronous, saves: int) -> tup
     return sequential, concurrent
 
 
-async def bench_finishes(folder: Path, n: int) -> float:
+async def bench_finishes(backend: Backend, n: int) -> float:
     """Finishing saves per second: state, log line, result and 4 tallies in one commit."""
     steps = playout(2, 4)
     outcome = Outcome(durak_seats=(2,), draw=False, pogony=False, points=(2, 2, 0, 2))
-    async with SqliteStore.open(folder / "finish.sqlite3") as store:
+    async with backend.open("finish") as store:
         tables = await open_tables(store, n, 4)
         start = time.perf_counter()
         for t in tables:
@@ -109,49 +193,52 @@ async def bench_finishes(folder: Path, n: int) -> float:
         return n / (time.perf_counter() - start)
 
 
-def fill_running_tables(path: Path, n: int) -> None:
-    """Write ``n`` mid-game tables straight into a fresh store file (setup, not timed)."""
+FILL_COLUMNS = (
+    "chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, game, version, "
+    "moves, group_message_id, hand_message_ids, deadline, created_at, updated_at"
+)
+FILL_WIDTH = len(FILL_COLUMNS.split(","))
+
+
+def running_rows(n: int) -> list[tuple[Any, ...]]:
+    """``n`` mid-game tables, as rows of ``tables`` in FILL_COLUMNS' order."""
     states = []
     for seed in range(50):
         players = 2 + seed % 5
         steps = playout(seed, players)
         states.append((players, steps[len(steps) // 2][0]))
     now = time.time()
-    db = sqlite3.connect(path, isolation_level=None)
-    db.execute("BEGIN")
-    db.executemany(
-        "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, "
-        "game, version, moves, group_message_id, hand_message_ids, deadline, created_at, "
-        "updated_at) VALUES (?, NULL, 'playing', ?, ?, ?, 1, ?, ?, 40, 30, ?, ?, ?, ?, ?)",
+    rules = Rules.preset("podkidnoy").model_dump_json()
+    return [
         (
-            (
-                -1_000_000 - i,
-                100 + i,
-                seats_to_json(seats(states[i % 50][0])),
-                Rules.preset("podkidnoy").model_dump_json(),
-                i,
-                states[i % 50][1],
-                5000 + i,
-                json.dumps(list(range(9000, 9000 + states[i % 50][0]))),
-                now + 60,
-                now,
-                now,
-            )
-            for i in range(n)
-        ),
-    )
-    db.execute("COMMIT")
-    db.close()
+            -1_000_000 - i,
+            None,
+            "playing",
+            100 + i,
+            seats_to_json(seats(states[i % 50][0])),
+            rules,
+            1,
+            i,
+            states[i % 50][1],
+            40,
+            30,
+            5000 + i,
+            json.dumps(list(range(9000, 9000 + states[i % 50][0]))),
+            now + 60,
+            now,
+            now,
+        )
+        for i in range(n)
+    ]
 
 
-async def bench_load(folder: Path, n: int) -> tuple[float, float, float, float]:
+async def bench_load(backend: Backend, n: int) -> tuple[float, float, float, float]:
     """Seconds to open the store and load ``n`` running tables; and to parse their games."""
-    path = folder / "load.sqlite3"
-    async with SqliteStore.open(path):
+    async with backend.open("load"):
         pass
-    fill_running_tables(path, n)
+    await backend.fill("load", running_rows(n))
     start = time.perf_counter()
-    store = await SqliteStore.open(path)
+    store = await backend.open("load")
     opened = time.perf_counter()
     tables = await store.running_tables()
     loaded = time.perf_counter()
@@ -165,11 +252,34 @@ async def bench_load(folder: Path, n: int) -> tuple[float, float, float, float]:
     return loaded - start, opened - start, loaded - opened, parsed
 
 
+async def run(backend: Backend, saves: int, tables: int) -> tuple[float, float]:
+    """Every phase on one backend, printed; (slowest save rate, load seconds)."""
+    sequential, concurrent = await bench_saves(backend, saves)
+    print(
+        f"{backend.name}: durable action saves: {sequential:,.0f}/s to one table, "
+        f"{concurrent:,.0f}/s to 100 tables at once  [target >= {SAVES_TARGET:,}/s]"
+    )
+    finishes = await bench_finishes(backend, 1000)
+    print(f"{backend.name}: finishing saves (state + log + result + 4 tallies): {finishes:,.0f}/s")
+    total, opened, query, parsed = await bench_load(backend, tables)
+    print(
+        f"{backend.name}: load {tables:,} running tables: {total:.3f} s (open {opened:.3f} s, "
+        f"query {query:.3f} s)  [target <= {LOAD_TARGET} s]; "
+        f"then Game.from_json for all: {parsed:.3f} s"
+    )
+    return min(sequential, concurrent), total
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--saves", type=int, default=5000, help="action saves to time")
     parser.add_argument("--tables", type=int, default=10_000, help="running tables to load")
     parser.add_argument("--dir", type=Path, default=None, help="folder for the database files")
+    parser.add_argument(
+        "--database",
+        default=os.environ.get(URL_ENV, ""),
+        help=f"a PostgreSQL database to compare with (default: ${URL_ENV})",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="durak-bench-") as tmp:
         folder = Path(tmp)
@@ -179,24 +289,26 @@ async def main() -> int:
         )
         ok = True
         for synchronous in ("NORMAL", "FULL"):
-            sequential, concurrent = await bench_saves(folder, synchronous, args.saves)
-            note = " (the default)" if synchronous == "NORMAL" else ""
+            rate, total = await run(SqliteBackend(folder, synchronous), args.saves, args.tables)
+            if synchronous == "NORMAL":  # the default
+                ok &= rate >= SAVES_TARGET and total <= LOAD_TARGET
+        if args.database:
+            backend = PostgresBackend(args.database)
+            conn = await asyncpg.connect(args.database)
+            version = await conn.fetchval("SHOW server_version")
+            settings = [
+                f"{name}={await conn.fetchval(f'SHOW {name}')}"
+                for name in ("fsync", "synchronous_commit")
+            ]
+            await conn.close()
             print(
-                f"durable action saves, synchronous={synchronous}{note}: "
-                f"{sequential:,.0f}/s to one table, {concurrent:,.0f}/s to 100 tables at once"
-                f"  [target >= {SAVES_TARGET:,}/s]"
+                f"PostgreSQL {version} at {mask_url(args.database)} "
+                f"({', '.join(settings)}), asyncpg {asyncpg.__version__}"
             )
-            if synchronous == "NORMAL":
-                ok &= min(sequential, concurrent) >= SAVES_TARGET
-        finishes = await bench_finishes(folder, 1000)
-        print(f"finishing saves (state + log + result + 4 tallies): {finishes:,.0f}/s")
-        total, opened, query, parsed = await bench_load(folder, args.tables)
-        print(
-            f"load {args.tables:,} running tables: {total:.3f} s (open {opened:.3f} s, "
-            f"query {query:.3f} s)  [target <= {LOAD_TARGET} s]; "
-            f"then Game.from_json for all: {parsed:.3f} s"
-        )
-        ok &= total <= LOAD_TARGET
+            try:
+                await run(backend, args.saves, args.tables)
+            finally:
+                await backend.close()
         print("targets met" if ok else "TARGETS MISSED")
         return 0 if ok else 1
 

@@ -23,7 +23,6 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
@@ -109,10 +108,10 @@ def configure_logging(settings: Settings) -> None:
 # -------------------------------------------------------------------- checks
 
 
-async def _open_database(path: Path) -> None:
-    from bot.store import SqliteStore
+async def _open_database(settings: Settings) -> None:
+    from bot.store import open_store
 
-    store = await SqliteStore.open(path)
+    store = await open_store(settings.db_path, url=settings.postgres_url)
     await store.close()
 
 
@@ -120,8 +119,18 @@ def _database_problem(settings: Settings) -> str | None:
     """Open (create, migrate) the database once before starting; the problem, if any."""
     from bot.store import StoreError
 
+    if settings.postgres_url:
+        from bot.store.postgres import CONNECT_ERRORS
+
+        refusals: tuple[type[BaseException], ...] = (StoreError, *CONNECT_ERRORS)
+        try:
+            asyncio.run(_open_database(settings))
+        except refusals as exc:
+            reason = " ".join(str(exc).split())
+            return f"DURAK_DATABASE_URL: cannot open the database {settings.database}: {reason}"
+        return None
     try:
-        asyncio.run(_open_database(settings.db_path))
+        asyncio.run(_open_database(settings))
     except (StoreError, sqlite3.Error, OSError) as exc:
         return f"DURAK_DB_PATH: cannot open the database {settings.db_path}: {exc}"
     return None
@@ -134,7 +143,21 @@ def _check(settings: Settings) -> int:
     from bot.webhook import HEALTH_PATH
 
     path = settings.db_path
-    if path.exists():
+    if settings.postgres_url:
+        from bot.store.pg_migrations import PG_LATEST_VERSION
+        from bot.store.postgres import CONNECT_ERRORS, probe
+
+        where = settings.database
+        try:
+            version = asyncio.run(probe(settings.postgres_url))
+        except CONNECT_ERRORS as exc:
+            _say(f"unhealthy: cannot reach the database {where}: {exc}", settings.secrets())
+            return EXIT_FAILED
+        if version > PG_LATEST_VERSION:
+            _say(f"unhealthy: the database {where} is from a newer bot (schema {version})")
+            return EXIT_FAILED
+        state = f"database {where} (schema {version} of {PG_LATEST_VERSION})"
+    elif path.exists():
         try:
             con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
             try:
@@ -264,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(settings)
     problem = _database_problem(settings)
     if problem is not None:
-        _say(problem)
+        _say(problem, settings.secrets())
         return EXIT_CONFIG
     return _run(settings)
 

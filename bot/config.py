@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.store.config import check_database_url, mask_url, url_secrets
 from engine import PRESETS, Rules
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ PROGRAM = "durak-bot"
 ENV_PREFIX = "DURAK_"
 """Every setting but the token is read from ``DURAK_<FIELD NAME>``."""
 
-SECRET_FIELDS = frozenset({"bot_token", "webhook_secret"})
+SECRET_FIELDS = frozenset({"bot_token", "webhook_secret", "database_url"})
 """Settings whose values are never printed nor logged."""
 
 _TOKEN_RE = re.compile(r"^[0-9]{1,20}:[A-Za-z0-9_-]{20,200}$")
@@ -118,6 +119,13 @@ class Settings(BaseSettings):
         validation_alias="DURAK_DB_PATH",
         description="The SQLite database file, created with its folder if missing. A "
         "relative path is taken from the working directory.",
+    )
+    database_url: SecretStr | None = Field(
+        None,
+        description="A PostgreSQL database to keep everything in instead of the SQLite file: "
+        "`postgresql://user:password@host:5432/dbname` (the password is never logged). "
+        "Empty: the SQLite file `DURAK_DB_PATH`. See "
+        "[Moving to PostgreSQL](#moving-to-postgresql).",
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "INFO",
@@ -285,6 +293,19 @@ class Settings(BaseSettings):
             return path
         return value
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database_url(cls, value: object) -> object:
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if isinstance(text, str):
+            if not text.strip():
+                return None
+            try:
+                return check_database_url(text)
+            except ValueError as exc:
+                raise SettingError(str(exc)) from None
+        return text
+
     @field_validator("default_rules", mode="before")
     @classmethod
     def _rules(cls, value: object) -> Rules:
@@ -416,14 +437,28 @@ class Settings(BaseSettings):
             overall_rate=self.overall_rate,
         )
 
+    @property
+    def postgres_url(self) -> str:
+        """The PostgreSQL database's URL, or ``""`` to keep the SQLite file."""
+        return "" if self.database_url is None else self.database_url.get_secret_value()
+
+    @property
+    def database(self) -> str:
+        """Where everything is kept, fit for a log line: the SQLite file, or the PostgreSQL
+        URL with its password shown as ``***``."""
+        return mask_url(self.postgres_url) if self.postgres_url else str(self.db_path)
+
     def secrets(self) -> list[str]:
         """Values that must never appear in logs: the token, its secret half, the webhook
-        secret."""
+        secret, the database's password (however short)."""
         token = self.bot_token.get_secret_value()
         found = [token, token.partition(":")[2]]
         if self.webhook_secret is not None:
             found.append(self.webhook_secret.get_secret_value())
-        return sorted({s for s in found if len(s) >= 4}, key=len, reverse=True)
+        found = [s for s in found if len(s) >= 4]
+        if self.postgres_url:
+            found += url_secrets(self.postgres_url)
+        return sorted(set(found), key=len, reverse=True)
 
     def summary(self) -> str:
         """The settings in force, in one line, without secrets (for the start-up log)."""
@@ -432,7 +467,7 @@ class Settings(BaseSettings):
             mode = f"webhook {self.webhook_url} on {self.webhook_listen}:{self.webhook_port}"
         rules = self.default_rules.model_dump(exclude_defaults=True)
         return (
-            f"mode={mode}; db={self.db_path}; api={self.base_url}; "
+            f"mode={mode}; db={self.database}; api={self.base_url}; "
             f"language={self.default_language}; rules={json.dumps(rules) if rules else 'default'}"
             f"; rate_limits={self.rate_limits}; admins={len(self.admin_ids)}"
         )

@@ -28,7 +28,7 @@ from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.sender import Publisher
-from bot.store import SqliteStore
+from bot.store import open_store
 from bot.tables import TableService
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     """Open the store, load running games, redraw them and set their clocks again, and
     queue the updates that were kept but not handled before the process stopped."""
     rt: Runtime = app.bot_data["runtime"]
-    rt.store = await SqliteStore.open(rt.settings.db_path)
+    rt.store = await open_store(rt.settings.db_path, url=rt.settings.postgres_url)
     inbox = rt.inbox = rt.order.inbox = Inbox(rt.store)
     if rt.updates_request is not None:
         rt.updates_request.keep = inbox.keep

@@ -1,17 +1,29 @@
 """Storage: chats, users, tables, games in progress, the action log and series tallies.
 
-Program against :class:`Store`; :func:`open_store` opens the SQLite implementation::
+Program against :class:`Store`; :func:`open_store` opens the configured implementation:
+:class:`SqliteStore` (the default, one process) or, given a ``postgresql://`` URL,
+:class:`~bot.store.postgres.PostgresStore`::
 
-    async with open_store(settings.db_path) as store:
+    async with open_store(settings.db_path, url=settings.postgres_url) as store:
         tables = await store.running_tables()
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from bot.store.base import Store
-from bot.store.config import DEFAULT_FILENAME, PATH_ENV, SYNC_ENV, resolve_path, resolve_synchronous
+from bot.store.config import (
+    DEFAULT_FILENAME,
+    PATH_ENV,
+    SYNC_ENV,
+    URL_ENV,
+    mask_url,
+    resolve_path,
+    resolve_synchronous,
+    resolve_url,
+)
 from bot.store.errors import (
     SchemaTooNewError,
     StaleVersionError,
@@ -38,7 +50,11 @@ from bot.store.models import (
     Unset,
     UserRow,
 )
-from bot.store.sqlite import Opening, SqliteStore
+from bot.store.opening import Opening
+from bot.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from bot.store.postgres import PostgresStore
 
 __all__ = [
     "DAY",
@@ -48,10 +64,12 @@ __all__ = [
     "PATH_ENV",
     "SYNC_ENV",
     "UNSET",
+    "URL_ENV",
     "ActionRow",
     "ChatRow",
     "GameRecord",
     "KeptUpdate",
+    "Opening",
     "Outcome",
     "PlayerGame",
     "Saved",
@@ -69,21 +87,32 @@ __all__ = [
     "Unset",
     "UserRow",
     "WrongStatusError",
+    "mask_url",
     "open_store",
     "resolve_path",
     "resolve_synchronous",
+    "resolve_url",
 ]
 
 
 def open_store(
-    path: str | os.PathLike[str] | None = None, *, synchronous: str | None = None
-) -> Opening:
-    """Open the configured store: ``path`` (or ``$DURAK_DB_PATH``, or ``./durak.sqlite3``),
-    with ``synchronous`` (or ``$DURAK_DB_SYNCHRONOUS``, or NORMAL). Await it, or use it as
-    ``async with``."""
+    path: str | os.PathLike[str] | None = None,
+    *,
+    synchronous: str | None = None,
+    url: str | None = None,
+) -> Opening[Store]:
+    """Open the configured store. A PostgreSQL ``url`` (or, when ``url`` is None,
+    ``$DURAK_DATABASE_URL``) selects PostgreSQL; else the SQLite file ``path`` (or
+    ``$DURAK_DB_PATH``, or ``./durak.sqlite3``) with ``synchronous`` (or
+    ``$DURAK_DB_SYNCHRONOUS``, or NORMAL). Await it, or use it as ``async with``."""
+    chosen = resolve_url(url)
+    if chosen:
+        from bot.store.postgres import PostgresStore
+
+        return PostgresStore.open(chosen)
     return SqliteStore.open(resolve_path(path), synchronous=resolve_synchronous(synchronous))
 
 
-def _conforms(store: SqliteStore) -> Store:
-    """Let mypy check that :class:`SqliteStore` implements :class:`Store`."""
-    return store
+def _conforms(store: SqliteStore, other: PostgresStore) -> tuple[Store, Store]:
+    """Let mypy check that both stores implement :class:`Store`."""
+    return store, other

@@ -1,7 +1,8 @@
 """The storage interface the bot programs against.
 
-:class:`~bot.store.sqlite.SqliteStore` implements it for one process; a PostgreSQL store
-for several workers would be another implementation of the same protocol.
+:class:`~bot.store.sqlite.SqliteStore` implements it on a SQLite file, for one process;
+:class:`~bot.store.postgres.PostgresStore` on a PostgreSQL database, the same tables and
+the same guarantees, the ground for several processes.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Generator, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
@@ -67,6 +67,7 @@ from bot.store.models import (
     seats_from_json,
     seats_to_json,
 )
+from bot.store.opening import Opening
 
 T = TypeVar("T")
 
@@ -142,30 +143,6 @@ def _tally_row(r: Sequence[Any]) -> TallyRow:
     )
 
 
-class Opening:
-    """``await SqliteStore.open(...)`` or ``async with SqliteStore.open(...) as store``."""
-
-    def __init__(self, opener: Callable[[], Awaitable[SqliteStore]]) -> None:
-        self._opener = opener
-        self._store: SqliteStore | None = None
-
-    def __await__(self) -> Generator[Any, None, SqliteStore]:
-        return self._opener().__await__()
-
-    async def __aenter__(self) -> SqliteStore:
-        self._store = await self._opener()
-        return self._store
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._store is not None:
-            await self._store.close()
-
-
 R = TypeVar("R")
 
 
@@ -238,7 +215,7 @@ class SqliteStore:
         synchronous: Synchronous = "NORMAL",
         busy_timeout: float = 5.0,
         clock: Callable[[], float] = time.time,
-    ) -> Opening:
+    ) -> Opening[SqliteStore]:
         """Open (creating or upgrading) the database at ``path``.
 
         Sets WAL, ``synchronous`` and a busy timeout of ``busy_timeout`` seconds, then runs

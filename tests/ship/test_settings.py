@@ -26,6 +26,16 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("malformed-token", {"BOT_TOKEN": "not-a-token-at-all"}, "BOT_TOKEN"),
     ("db-path-folder", {**GOOD, "DURAK_DB_PATH": "."}, "DURAK_DB_PATH"),
     ("db-path-empty", {**GOOD, "DURAK_DB_PATH": " "}, "DURAK_DB_PATH"),
+    (
+        "database-url-scheme",
+        {**GOOD, "DURAK_DATABASE_URL": "mysql://durak:pw1234@db/durak"},
+        "DURAK_DATABASE_URL",
+    ),
+    (
+        "database-url-port",
+        {**GOOD, "DURAK_DATABASE_URL": "postgresql://durak:pw1234@db:99999/durak"},
+        "DURAK_DATABASE_URL",
+    ),
     ("log-level", {**GOOD, "DURAK_LOG_LEVEL": "LOUD"}, "DURAK_LOG_LEVEL"),
     ("language", {**GOOD, "DURAK_DEFAULT_LANGUAGE": "de"}, "DURAK_DEFAULT_LANGUAGE"),
     ("rules-preset", {**GOOD, "DURAK_DEFAULT_RULES": "pokdidnoy"}, "DURAK_DEFAULT_RULES"),
@@ -100,6 +110,7 @@ async def test_start_up_refuses_with_one_line(
     assert TOKEN not in err and TOKEN.partition(":")[2] not in err
     secret = env.get(setting, "") if setting in ("BOT_TOKEN", "DURAK_WEBHOOK_SECRET") else ""
     assert not secret.strip() or secret not in err, "a secret is never echoed"
+    assert "pw1234" not in err, "a database password is never echoed"
 
 
 async def test_dotenv_is_read_and_the_environment_wins(tmp_path: Path) -> None:
@@ -120,6 +131,54 @@ async def test_check_with_good_settings(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert err.startswith("durak-bot: ok:") and len(err.splitlines()) == 1
+
+
+async def test_check_with_a_postgresql_database(tmp_path: Path, postgres_url: str) -> None:
+    env = {**GOOD, "DURAK_DATABASE_URL": postgres_url}
+    code, _, err = await run_bot(env, tmp_path, "--check")
+    assert code == 0, err
+    assert err.startswith("durak-bot: ok: settings valid; database postgresql://")
+    assert "(schema 0 of" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "durak.sqlite3").exists()  # SQLite is not touched
+
+
+@pytest.mark.parametrize("case", ["unreachable", "no-such-database"])
+async def test_an_unusable_database_url_stops_start_up(
+    tmp_path: Path, postgres_url: str, case: str
+) -> None:
+    if case == "unreachable":
+        url = "postgresql://durak:Sekr3tPw@127.0.0.1:1/durak"
+    else:
+        base, _, query = postgres_url.partition("?")
+        url = base.rsplit("/", 1)[0].replace("postgres@", "postgres:Sekr3tPw@") + "/nosuch?" + query
+    for args in ((), ("--check",)):
+        code, out, err = await run_bot({**GOOD, "DURAK_DATABASE_URL": url}, tmp_path, *args)
+        assert (code, out) == ((1, "") if args else (2, "")), err
+        assert len(err.splitlines()) == 1, err
+        if args:
+            assert err.startswith("durak-bot: unhealthy: cannot reach the database postgresql://")
+        else:
+            assert err.startswith("durak-bot: DURAK_DATABASE_URL: cannot open the database ")
+        assert "Sekr3tPw" not in err and ":***@" in err
+        assert ("does not exist" in err) == (case == "no-such-database")
+    assert not (tmp_path / "durak.sqlite3").exists()
+
+
+def test_the_database_password_is_never_logged() -> None:
+    url = "postgresql://durak:p%40ss@db:5432/durak?sslmode=require"
+    settings = Settings(bot_token=TOKEN, database_url=url)
+    assert settings.postgres_url == url and "p%40ss" not in repr(settings)
+    assert settings.summary().count("db=postgresql://durak:***@db:5432/durak") == 1
+    formatter = LogFormatter(settings.secrets())
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "connect %s as %s", (url, "p@ss"), None
+    )
+    text = formatter.format(record)
+    assert "p%40ss" not in text and "p@ss" not in text and text.count("***") == 2
+    # even a password shorter than a token's parts is hidden
+    short = Settings(bot_token=TOKEN, database_url="postgresql://u:x1@db/durak")
+    assert "x1" in short.secrets()
+    assert Settings(bot_token=TOKEN, database_url="  ").postgres_url == ""
 
 
 async def test_an_unusable_database_stops_start_up(tmp_path: Path) -> None:

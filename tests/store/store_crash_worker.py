@@ -1,9 +1,10 @@
 """The child process of the crash test: plays seeded random games into the store.
 
-``python store_crash_worker.py DB`` opens the store, prints ``ready``, then makes sure every
-table exists and drives each one through its games concurrently, action by action, until
-every game is over; then prints ``done``. It may be killed with SIGKILL at any moment:
-started again, it resumes from whatever the store holds.
+``python store_crash_worker.py DB`` (a SQLite file, or a ``postgresql://`` URL) opens the
+store, prints ``ready``, then makes sure every table exists and drives each one through its
+games concurrently, action by action, until every game is over; then prints ``done``. It
+may be killed with SIGKILL at any moment: started again, it resumes from whatever the store
+holds.
 
 The actions are chosen by a random generator seeded with the game's seed and the action's
 sequence number, so the games come out the same however often the process is killed:
@@ -19,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.store import Outcome, Seat, SqliteStore, TableRow, TableStatus
+from bot.store import Outcome, Seat, Store, TableRow, TableStatus, open_store
 from engine import Game, Rules
 from engine.actions import Action
 
@@ -86,7 +87,7 @@ def reference_games(spec: Spec) -> list[tuple[str, int]]:
     return finals
 
 
-async def ensure_tables(store: SqliteStore) -> list[tuple[Spec, int]]:
+async def ensure_tables(store: Store) -> list[tuple[Spec, int]]:
     """Create whatever tables a kill left uncreated; every table with its spec."""
     tables: list[tuple[Spec, int]] = []
     for c, chat_id in enumerate(CHATS):
@@ -104,7 +105,7 @@ async def ensure_tables(store: SqliteStore) -> list[tuple[Spec, int]]:
     return tables
 
 
-async def play_out(store: SqliteStore, row: TableRow) -> None:
+async def play_out(store: Store, row: TableRow) -> None:
     """Play the table's running game to its end, saving every action."""
     assert row.game is not None and row.seed is not None
     game = Game.from_json(row.game)
@@ -124,7 +125,7 @@ async def play_out(store: SqliteStore, row: TableRow) -> None:
         version, seq = saved.version, saved.seq
 
 
-async def drive(store: SqliteStore, spec: Spec, table_id: int) -> None:
+async def drive(store: Store, spec: Spec, table_id: int) -> None:
     """Take the table from wherever it is to the end of its last game."""
     while True:
         row = await store.get_table(table_id)
@@ -145,8 +146,9 @@ async def drive(store: SqliteStore, spec: Spec, table_id: int) -> None:
         )
 
 
-async def main(path: Path) -> None:
-    async with SqliteStore.open(path) as store:
+async def main(where: str) -> None:
+    url = where if where.startswith("postgresql://") else ""
+    async with open_store(Path(where), url=url) as store:
         # What the bot does at start-up: load every running game.
         for row in await store.running_tables():
             assert row.game is not None
@@ -158,4 +160,4 @@ async def main(path: Path) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(Path(sys.argv[1])))
+    asyncio.run(main(sys.argv[1]))

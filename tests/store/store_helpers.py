@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.store import Outcome, Seat, SqliteStore, TableRow
+from bot.store import Outcome, Seat, Store, TableRow
 
 
 class FakeClock:
@@ -27,7 +27,7 @@ RULES = '{"game":"podkidnoy"}'
 
 
 async def playing_table(
-    store: SqliteStore,
+    store: Store,
     chat_id: int = -100,
     seats: tuple[Seat, ...] = (ALICE, BORIS),
     seed: int = 7,
@@ -37,7 +37,7 @@ async def playing_table(
     return await store.start_game(lobby.table_id, lobby.version, seed=seed, game="s0")
 
 
-async def play(store: SqliteStore, table: TableRow, moves: int) -> int:
+async def play(store: Store, table: TableRow, moves: int) -> int:
     """Save ``moves`` actions (state ``s<seq>``, action ``a<seq>``); the final version."""
     version = table.version
     for _ in range(moves):

@@ -18,11 +18,14 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 import store_crash_worker as worker
+from store_backends import BACKENDS, Database, PostgresDatabase, SqliteDatabase
 
-from bot.store import Outcome, SqliteStore, TableStatus
+from bot.store import Outcome, TableStatus
 from engine import Game, Rules
 from engine.actions import action_from_dict
 
@@ -35,10 +38,11 @@ EARLY_KILLS = 3
 """Extra kills during the worker's start-up (imports, creating the schema)."""
 
 
-def start_worker(path: Path) -> subprocess.Popen[str]:
+def start_worker(database: Database) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(WORKER.parent)])}
+    where = str(database.path) if isinstance(database, SqliteDatabase) else database.url
     return subprocess.Popen(
-        [sys.executable, str(WORKER), str(path)],
+        [sys.executable, str(WORKER), where],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -47,69 +51,78 @@ def start_worker(path: Path) -> subprocess.Popen[str]:
     )
 
 
-def logged_actions(path: Path) -> int:
-    if not path.exists():
+def query(database: Database, sql: str) -> list[tuple[Any, ...]]:
+    return asyncio.run(database.query(sql))
+
+
+def logged_actions(database: Database) -> int:
+    if isinstance(database, SqliteDatabase) and not database.path.exists():
         return 0
-    db = sqlite3.connect(path)
     try:
-        return int(db.execute("SELECT count(*) FROM actions").fetchone()[0])
-    except sqlite3.OperationalError:  # killed before the schema was made
+        return int(query(database, "SELECT count(*) FROM actions")[0][0])
+    except (sqlite3.OperationalError, asyncpg.UndefinedTableError):  # killed before the schema
         return 0
-    finally:
-        db.close()
 
 
-def check_whole_transactions(path: Path) -> None:
+def check_whole_transactions(database: Database) -> None:
     """What must hold at every moment, whenever the process died."""
-    db = sqlite3.connect(path)
-    try:
-        for table_id, moves, logged, last in db.execute(
-            "SELECT t.table_id, t.moves, count(a.seq), max(a.seq) FROM tables t "
-            "LEFT JOIN actions a ON a.table_id = t.table_id AND a.game_no = t.game_no "
-            "GROUP BY t.table_id"
-        ):
-            assert logged == moves == (last or 0), f"table {table_id}: torn action save"
-        for table_id, game_no, outcome, seats, players in db.execute(
-            "SELECT g.table_id, g.game_no, g.outcome, json_array_length(g.seats), "
-            "(SELECT count(*) FROM game_players p "
-            " WHERE p.table_id = g.table_id AND p.game_no = g.game_no) FROM games g"
-        ):
-            expected = seats if outcome is not None else 0
-            assert players == expected, f"table {table_id} game {game_no}: torn finish"
-        tallied = db.execute("SELECT coalesce(sum(games), 0) FROM tallies").fetchone()[0]
-        finished = db.execute("SELECT count(*) FROM game_players").fetchone()[0]
-        assert tallied == finished, "tallies disagree with the finished games"
-        status_games = db.execute(
-            "SELECT count(*) FROM tables t JOIN games g "
-            "ON g.table_id = t.table_id AND g.game_no = t.game_no "
-            "WHERE (t.status = 'finished') != (g.outcome IS NOT NULL)"
-        ).fetchone()[0]
-        assert status_games == 0, "a table's status disagrees with its game's outcome"
-    finally:
-        db.close()
+    seats = "g.seats" if database.backend == "sqlite" else "g.seats::json"
+    for table_id, moves, logged, last in query(
+        database,
+        "SELECT t.table_id, t.moves, count(a.seq), max(a.seq) FROM tables t "
+        "LEFT JOIN actions a ON a.table_id = t.table_id AND a.game_no = t.game_no "
+        "GROUP BY t.table_id",
+    ):
+        assert logged == moves == (last or 0), f"table {table_id}: torn action save"
+    for table_id, game_no, outcome, players_n, players in query(
+        database,
+        f"SELECT g.table_id, g.game_no, g.outcome, json_array_length({seats}), "
+        "(SELECT count(*) FROM game_players p "
+        " WHERE p.table_id = g.table_id AND p.game_no = g.game_no) FROM games g",
+    ):
+        expected = players_n if outcome is not None else 0
+        assert players == expected, f"table {table_id} game {game_no}: torn finish"
+    tallied = query(database, "SELECT coalesce(sum(games), 0) FROM tallies")[0][0]
+    finished = query(database, "SELECT count(*) FROM game_players")[0][0]
+    assert tallied == finished, "tallies disagree with the finished games"
+    status_games = query(
+        database,
+        "SELECT count(*) FROM tables t JOIN games g "
+        "ON g.table_id = t.table_id AND g.game_no = t.game_no "
+        "WHERE (t.status = 'finished') != (g.outcome IS NOT NULL)",
+    )[0][0]
+    assert status_games == 0, "a table's status disagrees with its game's outcome"
 
 
 @pytest.mark.slow
-def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "crash.sqlite3"
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigkill_at_random_moments_loses_nothing(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest
+) -> None:
+    # PostgreSQL's database starts empty: the first kills hit its migrations too
+    database: Database = (
+        SqliteDatabase(tmp_path / "crash.sqlite3")
+        if backend == "sqlite"
+        else PostgresDatabase(request.getfixturevalue("postgres_url"))
+    )
     references = {s.index: worker.reference_games(s) for s in worker.ALL_SPECS}
     total = sum(n for finals in references.values() for _, n in finals)
     rng = random.Random(int(os.environ.get("STORE_CRASH_SEED", "20240601")))
     rate = 3000.0  # actions per second; re-estimated after every round
     # First a few kills while the worker starts: while it creates and migrates the schema.
     for _ in range(EARLY_KILLS):
-        proc = start_worker(path)
+        proc = start_worker(database)
         time.sleep(rng.uniform(0.05, 0.4))
         proc.send_signal(signal.SIGKILL)
         proc.communicate(timeout=60)
         assert proc.returncode in (-signal.SIGKILL, 0)
     kills = 0
     for round_no in range(ROUNDS):
-        before = logged_actions(path)
+        before = logged_actions(database)
         remaining = total - before
         rounds_left = ROUNDS - round_no
         delay = rng.uniform(0.0, 1.5 * remaining / rate / (rounds_left + 1))
-        proc = start_worker(path)
+        proc = start_worker(database)
         assert proc.stdout is not None
         line = proc.stdout.readline().strip()
         if line != "ready":
@@ -120,7 +133,7 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGKILL)
         out, err = proc.communicate(timeout=60)
         if proc.returncode == -signal.SIGKILL:
-            after = logged_actions(path)
+            after = logged_actions(database)
             if after < total:
                 kills += 1
             if delay > 0.005 and after > before:
@@ -128,23 +141,23 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path: Path) -> None:
         else:
             assert proc.returncode == 0, f"worker failed:\n{err}"
             assert "done" in out
-        check_whole_transactions(path)
+        check_whole_transactions(database)
     assert kills >= MIN_KILLS, f"only {kills} kills hit a running worker"
 
     # The last restart, left alone, finishes every game.
-    proc = start_worker(path)
+    proc = start_worker(database)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert out.split() == ["ready", "done"]
-    check_whole_transactions(path)
-    asyncio.run(verify(path, references))
+    check_whole_transactions(database)
+    asyncio.run(verify(database, references))
 
 
-async def verify(path: Path, references: dict[int, list[tuple[str, int]]]) -> None:
+async def verify(database: Database, references: dict[int, list[tuple[str, int]]]) -> None:
     """Replay every logged game from its seed; recount every tally."""
     expected: dict[int, Counter[str]] = {}
     last_played: dict[tuple[int, str], float] = {}
-    async with SqliteStore.open(path) as store:
+    async with database.open() as store:
         assert await store.running_tables() == []
         for c, chat_id in enumerate(worker.CHATS):
             tables = await store.chat_tables(chat_id, list(TableStatus))

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from store_backends import Database
 from store_helpers import ALICE, BORIS, BOT, RULES, VERA, FakeClock, lose, play, playing_table
 
 from bot.store import (
@@ -15,15 +16,18 @@ from bot.store import (
     Outcome,
     Seat,
     SqliteStore,
+    Store,
     StoreError,
     TableNotFoundError,
     TableStatus,
     UserRow,
+    mask_url,
     open_store,
     resolve_path,
     resolve_synchronous,
 )
 from bot.store.models import seats_from_json, seats_to_json
+from bot.store.postgres import PostgresStore
 
 
 async def test_open_by_await_and_by_async_with(db_path: Path) -> None:
@@ -88,7 +92,7 @@ def test_seats_round_trip_and_validate() -> None:
         Seat(user_id=5, name="both", ai="random")
 
 
-async def test_chat_round_trip(store: SqliteStore) -> None:
+async def test_chat_round_trip(store: Store) -> None:
     assert await store.get_chat(-100) is None
     chat = ChatRow(-100, language="ru", default_rules=RULES, thread_id=42)
     await store.save_chat(chat)
@@ -98,7 +102,7 @@ async def test_chat_round_trip(store: SqliteStore) -> None:
     assert await store.get_chat(-100) == changed
 
 
-async def test_user_round_trip(store: SqliteStore) -> None:
+async def test_user_round_trip(store: Store) -> None:
     assert await store.get_user(1) is None
     with pytest.raises(StoreError, match="unknown"):
         await store.set_can_message(1, True)
@@ -115,7 +119,7 @@ async def test_user_round_trip(store: SqliteStore) -> None:
 
 
 async def test_table_lifecycle_round_trip(
-    store: SqliteStore, db_path: Path, clock: FakeClock
+    store: Store, database: Database, clock: FakeClock
 ) -> None:
     lobby = await store.create_table(-100, rules=RULES, thread_id=7, creator_id=1, seats=[ALICE])
     assert lobby.status is TableStatus.LOBBY
@@ -153,7 +157,7 @@ async def test_table_lifecycle_round_trip(
 
     # Reopen: everything survived.
     await store.close()
-    async with SqliteStore.open(db_path, clock=clock) as reopened:
+    async with database.open(clock=clock) as reopened:
         again = await reopened.get_table(table.table_id)
         assert again is not None
         assert again.group_message_id == 555
@@ -177,7 +181,7 @@ async def test_table_lifecycle_round_trip(
         assert await reopened.game_record(table.table_id, 2) is None
 
 
-async def test_message_ids_and_deadline_are_not_versioned(store: SqliteStore) -> None:
+async def test_message_ids_and_deadline_are_not_versioned(store: Store) -> None:
     table = await playing_table(store)
     await store.set_messages(table.table_id, group_message_id=1)
     await store.set_messages(table.table_id, hand_message_ids=[5, 6])
@@ -198,7 +202,7 @@ async def test_message_ids_and_deadline_are_not_versioned(store: SqliteStore) ->
         await store.set_deadline(999, 1.0)
 
 
-async def test_finished_game_round_trip_and_rematch(store: SqliteStore, clock: FakeClock) -> None:
+async def test_finished_game_round_trip_and_rematch(store: Store, clock: FakeClock) -> None:
     table = await playing_table(store, seats=(ALICE, BORIS, BOT))
     version = await play(store, table, 3)
     clock.advance(60)
@@ -233,7 +237,7 @@ async def test_finished_game_round_trip_and_rematch(store: SqliteStore, clock: F
     assert len(await store.chat_games(-100, finished_only=False)) == 2
 
 
-async def test_chat_tables_filters_by_status(store: SqliteStore) -> None:
+async def test_chat_tables_filters_by_status(store: Store) -> None:
     lobby = await store.create_table(-100, rules=RULES)
     playing = await playing_table(store)
     other_chat = await store.create_table(-200, rules=RULES)
@@ -247,7 +251,7 @@ async def test_chat_tables_filters_by_status(store: SqliteStore) -> None:
     assert await store.chat_tables(-100, []) == []
 
 
-async def test_cancel_stops_a_game_without_a_result(store: SqliteStore) -> None:
+async def test_cancel_stops_a_game_without_a_result(store: Store) -> None:
     table = await playing_table(store)
     version = await play(store, table, 2)
     version = await store.cancel_table(table.table_id, version)
@@ -290,8 +294,8 @@ async def test_outcome_from_engine_like_result() -> None:
     assert lose(0, 2).points == (0, 2)
 
 
-async def test_a_review_is_kept_once_per_game_and_viewer(db_path: Path) -> None:
-    async with SqliteStore.open(db_path) as store:
+async def test_a_review_is_kept_once_per_game_and_viewer(database: Database) -> None:
+    async with database.open() as store:
         table = await playing_table(store)
         assert await store.get_review(table.table_id, 1, 1) is None
         await store.save_review(table.table_id, 1, 1, 0, '{"marks":[1]}')
@@ -301,7 +305,7 @@ async def test_a_review_is_kept_once_per_game_and_viewer(db_path: Path) -> None:
         assert await store.get_review(table.table_id, 1, 1) == '{"marks":[1]}'
         assert await store.get_review(table.table_id, 1, 2) == '{"marks":[]}'
         assert await store.get_review(table.table_id, 2, 1) is None
-    async with SqliteStore.open(db_path) as again:
+    async with database.open() as again:
         assert await again.get_review(table.table_id, 1, 1) == '{"marks":[1]}'
 
 
@@ -324,3 +328,42 @@ async def test_the_bot_s_own_state_is_kept_by_key_and_replaced(
     finally:
         db.close()
     assert rows == [("menus", clock.now), ("other", clock.now - 5)]
+
+
+async def test_open_store_picks_postgresql_by_its_url(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, postgres_store_url: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DURAK_DB_PATH", raising=False)
+    monkeypatch.setenv("DURAK_DATABASE_URL", postgres_store_url)
+    async with open_store() as store:
+        assert isinstance(store, PostgresStore)
+        await store.save_chat(ChatRow(-5, "en"))
+    async with open_store(url=postgres_store_url) as store:
+        assert await store.get_chat(-5) == ChatRow(-5, "en")
+    # an empty URL keeps the SQLite file, whatever the environment says
+    async with open_store(url="") as store:
+        assert isinstance(store, SqliteStore) and await store.get_chat(-5) is None
+    assert (tmp_path / DEFAULT_FILENAME).exists()
+    with pytest.raises(ValueError, match="postgresql://"):
+        open_store(url="mysql://u:p@h/db")
+
+
+def test_a_postgresql_store_shows_its_address_without_the_password() -> None:
+    assert mask_url("postgresql://durak:pa:ss@db:5432/durak?sslmode=require") == (
+        "postgresql://durak:***@db:5432/durak?sslmode=require"
+    )
+    assert mask_url("postgresql://durak@db/durak") == "postgresql://durak@db/durak"
+    assert mask_url("postgresql:///durak?host=/run/pg&password=pw") == (
+        "postgresql:///durak?host=/run/pg&password=***"
+    )
+
+
+async def test_a_closed_store_refuses_work_on_either_database(database: Database) -> None:
+    store = await database.open()
+    assert await store.schema_version() == LATEST_VERSION  # type: ignore[attr-defined]
+    await store.close()
+    await store.close()  # idempotent
+    for call in (store.get_chat(1), store.save_user(UserRow(1, "A")), store.running_tables()):
+        with pytest.raises(StoreError, match="closed"):
+            await call

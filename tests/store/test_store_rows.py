@@ -4,25 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+from store_backends import Database
 
-from bot.store import ChatRow, SqliteStore, UserRow
-
-
-def on_disk(db_path: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
-    con = sqlite3.connect(db_path)
-    try:
-        return con.execute(sql, params).fetchall()
-    finally:
-        con.close()
+from bot.store import ChatRow, Store, UserRow
 
 
-async def test_user_rows_follow_every_write(store: SqliteStore, db_path: Path) -> None:
+async def test_user_rows_follow_every_write(store: Store, database: Database) -> None:
     assert await store.get_user(7) is None  # the absence is remembered too
     await store.save_user(UserRow(7, "Ann", None, False))
     assert await store.get_user(7) == UserRow(7, "Ann", None, False)
@@ -30,11 +21,12 @@ async def test_user_rows_follow_every_write(store: SqliteStore, db_path: Path) -
     assert await store.get_user(7) == UserRow(7, "Ann", None, True)
     await store.save_user(UserRow(7, "Ann K", "ru", True))
     assert await store.get_user(7) == UserRow(7, "Ann K", "ru", True)
-    assert on_disk(db_path, "SELECT name, language, can_message FROM users") == [("Ann K", "ru", 1)]
+    on_disk = await database.query("SELECT name, language, can_message FROM users")
+    assert on_disk == [("Ann K", "ru", 1)]
     assert await store.get_users([7, 8]) == {7: UserRow(7, "Ann K", "ru", True)}
 
 
-async def test_chat_rows_follow_writes_and_migration(store: SqliteStore) -> None:
+async def test_chat_rows_follow_writes_and_migration(store: Store) -> None:
     assert await store.get_chat(-1) is None
     await store.save_chat(ChatRow(-1, "en", '{"hand_size":3}', None))
     assert await store.get_chat(-1) == ChatRow(-1, "en", '{"hand_size":3}', None)
@@ -45,15 +37,15 @@ async def test_chat_rows_follow_writes_and_migration(store: SqliteStore) -> None
 
 
 async def test_a_read_racing_a_write_never_brings_back_the_old_row(
-    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+    store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worst interleaving: a read fetches the old row, a write lands, and only then
     does the read resume. The old row must not become what later reads see."""
     await store.save_user(UserRow(5, "Bob", None, False))
-    store._users.drop(5)  # forget it, so the next read goes to the database
+    store._users.drop(5)  # type: ignore[attr-defined]  # the next read goes to the database
     fetched = asyncio.Event()
     written = asyncio.Event()
-    fetch = store._fetch
+    fetch = store._fetch  # type: ignore[attr-defined]
 
     async def slow_fetch(sql: str, params: Sequence[Any] = ()) -> list[Any]:
         rows = await fetch(sql, params)
@@ -71,16 +63,16 @@ async def test_a_read_racing_a_write_never_brings_back_the_old_row(
     assert await store.get_user(5) == UserRow(5, "Bob", "ru", True)
 
 
-async def test_rows_survive_reopening(db_path: Path) -> None:
-    async with SqliteStore.open(db_path) as store:
+async def test_rows_survive_reopening(database: Database) -> None:
+    async with database.open() as store:
         await store.save_user(UserRow(9, "Cid", "en", True))
         await store.save_chat(ChatRow(-9, "ru"))
-    async with SqliteStore.open(db_path) as store:
+    async with database.open() as store:
         assert await store.get_user(9) == UserRow(9, "Cid", "en", True)
         assert await store.get_chat(-9) == ChatRow(-9, "ru")
 
 
-async def test_the_newest_table_of_a_chat_or_topic(store: SqliteStore) -> None:
+async def test_the_newest_table_of_a_chat_or_topic(store: Store) -> None:
     assert await store.latest_table(-100, None) is None
     first = await store.create_table(-100, rules="{}")
     topic = await store.create_table(-100, rules="{}", thread_id=7)

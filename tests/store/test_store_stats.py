@@ -9,7 +9,7 @@ from bot.store import (
     ChatRow,
     Outcome,
     Seat,
-    SqliteStore,
+    Store,
     TableStatus,
     TallyRow,
     UserRow,
@@ -17,7 +17,7 @@ from bot.store import (
 
 
 async def finish(
-    store: SqliteStore,
+    store: Store,
     chat_id: int,
     seats: tuple[Seat, ...],
     outcome: Outcome,
@@ -36,7 +36,7 @@ def counts(row: TallyRow) -> tuple[int, int, int, int, int]:
     return (row.games, row.durak, row.pogony, row.draws, row.points)
 
 
-async def test_tallies_count_every_finished_game(store: SqliteStore, clock: FakeClock) -> None:
+async def test_tallies_count_every_finished_game(store: Store, clock: FakeClock) -> None:
     await finish(store, -100, (ALICE, BORIS, BOT), lose(1, 3))
     clock.advance(10)
     await finish(store, -100, (ALICE, BORIS), lose(0, 2, pogony=True))
@@ -57,7 +57,7 @@ async def test_tallies_count_every_finished_game(store: SqliteStore, clock: Fake
     assert (await store.chat_stats(-200)) == []
 
 
-async def test_chat_stats_sorted(store: SqliteStore, clock: FakeClock) -> None:
+async def test_chat_stats_sorted(store: Store, clock: FakeClock) -> None:
     await finish(store, -100, (ALICE, BORIS), lose(0, 2))
     clock.advance(1)
     await finish(store, -100, (ALICE, VERA), lose(0, 2))
@@ -77,14 +77,14 @@ async def test_chat_stats_sorted(store: SqliteStore, clock: FakeClock) -> None:
     assert recent[:2] == ["Bot", "Вера"] or recent[:2] == ["Вера", "Bot"]
 
 
-async def test_stats_show_the_users_current_name(store: SqliteStore) -> None:
+async def test_stats_show_the_users_current_name(store: Store) -> None:
     await finish(store, -100, (ALICE, BORIS), lose(0, 2))
     await store.save_user(UserRow(1, "Alice Liddell"))
     names = {t.player: t.name for t in await store.chat_stats(-100)}
     assert names == {"u:1": "Alice Liddell", "u:2": "Boris"}
 
 
-async def test_a_players_history_across_chats(store: SqliteStore, clock: FakeClock) -> None:
+async def test_a_players_history_across_chats(store: Store, clock: FakeClock) -> None:
     first = await finish(store, -100, (ALICE, BORIS), lose(0, 2, pogony=True))
     clock.advance(100)
     second = await finish(store, -200, (BORIS, ALICE, BOT), draw(3))
@@ -103,7 +103,7 @@ async def test_a_players_history_across_chats(store: SqliteStore, clock: FakeClo
     assert await store.player_history(42) == []
 
 
-async def test_stale_lobbies_are_removed_after_a_day(store: SqliteStore, clock: FakeClock) -> None:
+async def test_stale_lobbies_are_removed_after_a_day(store: Store, clock: FakeClock) -> None:
     old = await store.create_table(-100, rules=RULES)
     started = await playing_table(store)
     cancelled = await store.create_table(-100, rules=RULES)
@@ -128,7 +128,7 @@ async def test_stale_lobbies_are_removed_after_a_day(store: SqliteStore, clock: 
     ]
 
 
-async def test_migrate_chat_keeps_tables_and_tallies(store: SqliteStore, clock: FakeClock) -> None:
+async def test_migrate_chat_keeps_tables_and_tallies(store: Store, clock: FakeClock) -> None:
     old, new = -100, -1001234567890
     await store.save_chat(ChatRow(old, language="ru", default_rules=RULES))
     await finish(store, old, (ALICE, BORIS), lose(1, 2))
