@@ -18,7 +18,10 @@ Telegram's troubles are handled here, where the wanted content is known:
 * a message that must move to the bottom (a notification) is sent anew and the old copy
   deleted; where Telegram refuses the delete (older than 48 hours) the old copy loses its
   buttons and says where the message went;
-* a player who blocked the bot is reported.
+* a player who blocked the bot is reported;
+* a Bot API server too old for live clocks (``<tg-time>``, Bot API 9.5) refuses the
+  first message with one: from then on every clock is sent as plain text (the time left
+  when drawn), that message first, at once.
 """
 
 from __future__ import annotations
@@ -34,11 +37,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from telegram import Bot
-from telegram.error import ChatMigrated, Forbidden, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
-from bot.render import Keyboard, Screen, reply_markup
+from bot.render import Keyboard, Screen, plain_clocks, reply_markup
 
 __all__ = ["Content", "Priority", "Publisher"]
 
@@ -129,6 +132,12 @@ class Publisher:
         self._cleanups: set[asyncio.Task[None]] = set()
         self._once = itertools.count()
         self._closed = False
+        self._plain_clocks = False
+
+    @property
+    def plain_clocks(self) -> bool:
+        """Whether clocks go as plain text: the Bot API server refused a live one."""
+        return self._plain_clocks
 
     # ------------------------------------------------------------------ the interface
 
@@ -416,8 +425,7 @@ class Publisher:
         for failures in range(1, 6):
             await self._budget(chat_id, Priority.WATCH)
             try:
-                with paced(Priority.WATCH, retry=False, prepaid=True):
-                    await self._bot._post(method, params, read_timeout=self._timeout)
+                await self._post(method, params, Priority.WATCH)
                 return None
             except RetryAfter as exc:
                 failed = exc  # its chat is paused by the pacer
@@ -476,8 +484,28 @@ class Publisher:
             params["message_id"] = message_id
         if thread_id is not None:
             params["message_thread_id"] = thread_id
-        with paced(slot.priority, retry=False, prepaid=True):
-            return await self._bot._post(method, params, read_timeout=self._timeout)
+        return await self._post(method, params, slot.priority)
+
+    async def _post(self, method: str, params: dict[str, Any], priority: Priority) -> Any:
+        """One call whose chat's budget was spent already; a server that refuses live
+        clocks gets the same text with plain ones, at once (a refused call costs no
+        budget), and every later text too."""
+        live = not self._plain_clocks
+        if not live and "text" in params:
+            params = {**params, "text": plain_clocks(params["text"])}
+        try:
+            with paced(priority, retry=False, prepaid=True):
+                return await self._bot._post(method, params, read_timeout=self._timeout)
+        except BadRequest as exc:
+            if not (live and tgerrors.is_clock_refused(exc)):
+                raise
+        if not self._plain_clocks:
+            self._plain_clocks = True
+            log.warning(
+                "the Bot API server refuses live clocks (<tg-time>, Bot API 9.5 and later): "
+                "clocks are sent as plain text from now on"
+            )
+        return await self._post(method, params, priority)
 
     # ------------------------------------------------------------------ chat changes
 

@@ -8,6 +8,7 @@ substring: "message to edit not found" must not also catch "message thread not f
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from telegram.error import BadRequest, NetworkError
@@ -16,6 +17,7 @@ __all__ = [
     "GONE",
     "UNDELETABLE",
     "describe",
+    "is_clock_refused",
     "is_gone",
     "is_not_modified",
     "is_transient",
@@ -43,6 +45,14 @@ UNDELETABLE: Final = frozenset(
 )
 """Telegram refuses the delete: a bot may delete only messages sent less than 48 h ago."""
 
+CLOCK_REFUSED: Final = re.compile(
+    r"can't parse entities: unsupported start tag \"tg-time\" at byte offset \d+"
+)
+"""A Bot API server older than 9.5 (a self-hosted telegram-bot-api not updated) knows no
+``<tg-time>`` tag and refuses it as it refuses any unknown tag, in tdlib's words, e.g.
+"Bad Request: can't parse entities: Unsupported start tag "tg-time" at byte offset 84"
+(the same answer for another tag: kozalosev/DickGrowerBot#92)."""
+
 
 def describe(exc: BaseException) -> str:
     """Telegram's description in the form it is compared in: lower case, no prefix."""
@@ -69,3 +79,8 @@ def is_transient(exc: BaseException) -> bool:
     """A network failure (timeout, reset connection, a 5xx from the gateway): the same
     request may succeed later. A timed-out request may also have been carried out."""
     return isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
+
+
+def is_clock_refused(exc: BaseException) -> bool:
+    """The server does not know live clocks (``<tg-time>``): it is older than Bot API 9.5."""
+    return isinstance(exc, BadRequest) and CLOCK_REFUSED.fullmatch(describe(exc)) is not None

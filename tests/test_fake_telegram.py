@@ -1030,6 +1030,27 @@ async def test_wait_for_times_out_with_a_useful_message(server: FakeTelegramServ
         await server.wait_for(lambda: False, timeout=0.05, what="the impossible")
 
 
+async def test_a_server_older_than_bot_api_9_5_refuses_live_clocks() -> None:
+    clock = '⏱ <tg-time unix="1767225600" format="r">in 1:35</tg-time>'  # ⏱: 3 bytes
+    async with FakeTelegramServer(limits=Limits.fast(), api_version=(9, 4)) as old:
+        app = old.application_builder().build()
+        async with app:
+            ann = await started_user(old, "Ann")
+            with pytest.raises(BadRequest) as refused:
+                await app.bot.send_message(ann.id, clock, parse_mode="HTML")
+            assert str(refused.value) == (
+                'Can\'t parse entities: unsupported start tag "tg-time" at byte offset 4'
+            )
+            sent = await app.bot.send_message(ann.id, "⏱ <b>in 1:35</b>", parse_mode="HTML")
+            assert sent.text == "⏱ in 1:35"
+    async with FakeTelegramServer(limits=Limits.fast()) as today:
+        app = today.application_builder().build()
+        async with app:
+            ann = await started_user(today, "Ann")
+            sent = await app.bot.send_message(ann.id, clock, parse_mode="HTML")
+            assert [e.type for e in sent.entities] == ["date_time"]
+
+
 def test_html_parser_utf16_offsets_and_nesting() -> None:
     source = (
         '  🂡 <b>bold <i>both</i></b> <a href="https://t.me/x">link</a> '

@@ -64,3 +64,15 @@ def test_what_may_succeed_later() -> None:
     assert not tgerrors.is_transient(Forbidden("Forbidden: bot was blocked by the user"))
     assert not tgerrors.is_transient(RetryAfter(3))
     assert not tgerrors.is_transient(ChatMigrated(-100123))
+
+
+def test_a_server_older_than_live_clocks() -> None:
+    older = 'can\'t parse entities: Unsupported start tag "tg-time" at byte offset 84'
+    assert tgerrors.is_clock_refused(bad(older))
+    for other in (
+        'can\'t parse entities: Unsupported start tag "p" at byte offset 84',
+        'can\'t parse entities: Invalid "tg-time" tag at byte offset 84',
+        "message is too long",
+    ):
+        assert not tgerrors.is_clock_refused(bad(other)), other
+    assert not tgerrors.is_clock_refused(NetworkError(older))

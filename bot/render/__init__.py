@@ -15,6 +15,7 @@ from .common import (
     TableContext,
     card_text,
     esc,
+    plain_clocks,
     seconds_until,
 )
 from .end import (
@@ -101,6 +102,7 @@ __all__ = [
     "offers",
     "option_by_token",
     "options",
+    "plain_clocks",
     "play_callback",
     "render_ai_picker",
     "render_blocked",

@@ -34,6 +34,7 @@ __all__ = [
     "duration",
     "esc",
     "name_of",
+    "plain_clocks",
     "seconds_until",
     "short_name",
     "suit_text",
@@ -144,6 +145,16 @@ def live_clock(lang: Lang, seconds: float, deadline: float | None) -> str:
     if deadline is None:
         return shown
     return f'<tg-time unix="{int(deadline)}" format="r">{shown}</tg-time>'
+
+
+_LIVE_CLOCK: Final = regex.compile(r"<tg-time\b[^>]*>(.*?)</tg-time>", regex.DOTALL)
+
+
+def plain_clocks(text: str) -> str:
+    """``text`` with every live clock as the plain time left it was drawn with: what
+    :func:`live_clock` draws without a deadline, for a Bot API server older than the
+    ``date_time`` entity (Bot API 9.5), which refuses the ``<tg-time>`` tag."""
+    return str(_LIVE_CLOCK.sub(r"\1", text))
 
 
 def duration(lang: Lang, seconds: int) -> str:

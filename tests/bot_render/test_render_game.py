@@ -3,6 +3,7 @@ nothing secret in the group's text, limits kept."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -13,6 +14,7 @@ from bot.i18n import LANGS, Lang
 from bot.render import (
     Player,
     TableContext,
+    plain_clocks,
     render_hand,
     render_table,
     resolve_tap,
@@ -86,6 +88,23 @@ def test_hand_snapshot(lang: Lang, seat: int) -> None:
     game, events = mid_bout()
     screen = render_hand(game.view(seat), players(3), lang, ctx(game, events), rules=PODKIDNOY)
     assert_snapshot(f"hand_mid_bout_seat{seat}_{lang}", shot(screen))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_plain_clock_is_the_live_one_without_its_tag(lang: Lang) -> None:
+    # for a Bot API server older than live clocks: the same screen, the time left as text
+    game, events = mid_bout()
+    plain = ctx(game, events)
+    live = dataclasses.replace(plain, deadline=1_767_225_695.0)
+    for draw in (
+        lambda c: render_table(game.public_view(), players(3), lang, c, rules=PODKIDNOY),
+        lambda c: render_hand(game.view(1), players(3), lang, c, rules=PODKIDNOY),
+    ):
+        with_clock, without = draw(live), draw(plain)
+        assert with_clock.text.count('<tg-time unix="1767225695" format="r">') == 1
+        assert plain_clocks(with_clock.text) == without.text
+        assert with_clock.keyboard == without.keyboard
+    assert plain_clocks(without.text) == without.text
 
 
 @pytest.mark.parametrize("lang", LANGS)

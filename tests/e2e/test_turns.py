@@ -3,7 +3,9 @@ player, and hands that name their group."""
 
 from __future__ import annotations
 
+import logging
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -52,6 +54,41 @@ async def test_the_deadline_is_a_live_clock_in_the_group_and_the_hand(
             assert tr(language, "fmt.in", time="").strip() in (hand.plain_text if hand else "")
             other = table.users[1 - st.game.waiting_on()[0]]
             assert clocks(table.hand(other)) == [], "only the waited-on player's clock runs"
+
+
+async def test_a_server_older_than_live_clocks_gets_the_same_messages_with_plain_ones(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    caplog.set_level(logging.WARNING, logger="bot")
+    # a self-hosted telegram-bot-api of Bot API 9.4: it refuses <tg-time>
+    async with FakeTelegramServer(limits=Limits.fast(), api_version=(9, 4)) as tg:
+        table = await Table.create(tg, 2)
+        await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=120))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            rng = random.Random(7)
+            await table.play_moves(db, rng, 1)
+            for _ in range(20):  # on to a move that waits on one player (no throw-in window)
+                now = stored(db, table.table_id)
+                if now.status != "playing" or (now.game is not None and now.game.waiting_on()):
+                    break
+                await table.play_moves(db, rng, 1)
+            await table.wait_latest(db)  # every message shows the game as stored
+            st = stored(db, table.table_id)
+            assert st.game is not None and st.status == "playing"
+            waited = table.hand(table.users[st.game.waiting_on()[0]])
+            assert waited is not None and clocks(waited) == []
+            assert re.search(r"⏱ Time runs out in \d+:\d\d", waited.plain_text), waited.plain_text
+            group = tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+            assert re.search(r"⏱ in \d+:\d\d", group.plain_text), group.plain_text
+        refused = [c for c in tg.world.calls if c.error_code == 400]
+        assert refused, "the server refused the first live clock"
+        assert all('"tg-time"' in (c.description or "") for c in refused)
+        later = tg.world.calls[tg.world.calls.index(refused[-1]) + 1 :]
+        assert not any("<tg-time" in str(c.params.get("text", "")) for c in later)
+    said = [r for r in caplog.records if "live clocks" in r.getMessage()]
+    assert [r.levelno for r in said] == [logging.WARNING], "said once"
 
 
 def stored_deadline(db: Path, table_id: int) -> float:

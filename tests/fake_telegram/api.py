@@ -53,6 +53,11 @@ from .models import (
 from .world import WebhookConfig, World
 
 MAX_CALLBACK_ANSWER_LENGTH = 200
+#: The Bot API version that brought the date_time entity and its HTML tag <tg-time>
+#: (core.telegram.org/bots/api-changelog, March 1, 2026). An older self-hosted server
+#: refuses the tag as any unknown one: "can't parse entities: Unsupported start tag
+#: "tg-time" at byte offset N" (tdlib's wording, as in kozalosev/DickGrowerBot#92).
+LIVE_CLOCKS_SINCE = (9, 5)
 #: A bot may delete a message only within this many seconds of its sending.
 DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
@@ -267,7 +272,9 @@ class BotApi:
         ):
             raise bad_request("can't parse entities JSON object")
         try:
-            parsed = parse_text(text, parse_mode, entities)
+            parsed = parse_text(
+                text, parse_mode, entities, live_clocks=self.world.knows(LIVE_CLOCKS_SINCE)
+            )
         except EntityParseError as exc:
             raise bad_request(f"can't parse entities: {exc}") from None
         except ValueError:

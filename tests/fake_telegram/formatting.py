@@ -6,7 +6,9 @@ What is done, roughly as Telegram (tdlib) does it:
   s/strike/del, tg-spoiler and span class="tg-spoiler", code, pre (with
   ``<code class="language-x">`` inside), a href, blockquote [expandable], tg-emoji,
   tg-time with unix and format: a date_time entity) become
-  entities; the named entities ``&lt; &gt; &amp; &quot;`` and numeric ones are decoded;
+  entities (a server older than Bot API 9.5, which brought the date_time entity, refuses
+  tg-time as any unknown tag: ``live_clocks=False``); the named entities
+  ``&lt; &gt; &amp; &quot;`` and numeric ones are decoded;
   any other ``&...`` is kept literally. An unsupported or unbalanced tag is refused with
   Telegram's "can't parse entities" wording (byte offsets into the UTF-8 source).
 * Leading and trailing whitespace is trimmed (entities are shifted and clipped).
@@ -136,8 +138,9 @@ def _entity_for(tag: _Open, end: int) -> dict[str, Any] | None:
     return entity
 
 
-def parse_html(source: str) -> ParsedText:
-    """Parse Telegram-flavoured HTML; raise EntityParseError as Telegram would."""
+def parse_html(source: str, *, live_clocks: bool = True) -> ParsedText:
+    """Parse Telegram-flavoured HTML; raise EntityParseError as Telegram would.
+    ``live_clocks=False``: a server that knows no tg-time tag (older than Bot API 9.5)."""
     out: list[str] = []
     pos16 = 0
     stack: list[_Open] = []
@@ -193,7 +196,11 @@ def parse_html(source: str) -> ParsedText:
         name = source[i + 1 : j].lower()
         attrs = _parse_attrs(source, j, end)
         kind = _TAG_KINDS.get(name)
-        if kind is None or (name == "span" and attrs.get("class") != "tg-spoiler"):
+        if (
+            kind is None
+            or (name == "span" and attrs.get("class") != "tg-spoiler")
+            or (kind == "date_time" and not live_clocks)
+        ):
             raise EntityParseError(
                 f'Unsupported start tag "{name}" at byte offset {_byte_offset(source, i)}'
             )
@@ -231,15 +238,20 @@ def strip_text(parsed: ParsedText) -> ParsedText:
 
 
 def parse_text(
-    text: str, parse_mode: str | None, entities: list[dict[str, Any]] | None = None
+    text: str,
+    parse_mode: str | None,
+    entities: list[dict[str, Any]] | None = None,
+    *,
+    live_clocks: bool = True,
 ) -> ParsedText:
-    """Text and entities as they will be shown; raises EntityParseError or ValueError."""
+    """Text and entities as they will be shown; raises EntityParseError or ValueError.
+    ``live_clocks``: whether the server knows the tg-time tag (Bot API 9.5)."""
     if entities:
         parsed = ParsedText(text, [dict(e) for e in entities])
     elif parse_mode is None or parse_mode == "":
         parsed = ParsedText(text)
     elif parse_mode.lower() == "html":
-        parsed = parse_html(text)
+        parsed = parse_html(text, live_clocks=live_clocks)
     elif parse_mode.lower() in ("markdown", "markdownv2"):
         parsed = ParsedText(text)
     else:

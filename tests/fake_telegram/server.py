@@ -36,7 +36,8 @@ class FakeTelegramServer(Simulation, Inspection):
     Use as ``async with FakeTelegramServer(limits=Limits.fast()) as server:`` and build the
     bot with ``server.application_builder()`` (token, base_url and base_file_url set).
     ``limits`` sets flood control (``Limits.telegram()`` by default); ``faults`` sets
-    network faults (none by default).
+    network faults (none by default); ``api_version`` makes it a self-hosted
+    telegram-bot-api server of that older Bot API version (``(9, 4)``: no ``<tg-time>``).
     """
 
     def __init__(
@@ -52,6 +53,7 @@ class FakeTelegramServer(Simulation, Inspection):
         privacy_mode: bool = True,
         callback_ttl: float = 15.0,
         allow_http_webhook: bool = True,
+        api_version: tuple[int, int] | None = None,
     ) -> None:
         bot_id_text = token.split(":", 1)[0]
         if ":" not in token or not bot_id_text.isdigit():
@@ -68,6 +70,7 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world = World(bot)
         self.world.privacy_mode = privacy_mode
         self.world.callback_ttl = callback_ttl
+        self.world.api_version = api_version
         self.limiter = RateLimiter(limits or Limits.telegram())
         self.injector = FaultInjector(faults)
         self._webhooks = WebhookDeliverer(self.world)

@@ -65,10 +65,17 @@ class World:
         self.privacy_mode = True
         #: Seconds after which a callback query can no longer be answered.
         self.callback_ttl = 15.0
+        #: The Bot API version of a self-hosted telegram-bot-api server that is behind
+        #: Telegram's own; None: Telegram's own server, which knows everything modelled.
+        self.api_version: tuple[int, int] | None = None
         self._next_user_id = 7_000_000_001
         self._next_group_id = 4_100_000_001
         self._next_supergroup_id = 1_002_000_000_001
         self._next_query = 5_000_000_000_000_000_001
+
+    def knows(self, since: tuple[int, int]) -> bool:
+        """Whether the server has what came with Bot API version ``since``."""
+        return self.api_version is None or self.api_version >= since
 
     # ---- ids and time ------------------------------------------------------------
 
