@@ -594,11 +594,11 @@ async def test_a_flood_wait_refuses_its_methods_counting_down(
     server.flood_wait(600, "setMyCommands", "setMyDescription")
     with pytest.raises(RetryAfter) as first:
         await bot.set_my_commands([BotCommand("help", "Help")])
-    assert first.value.retry_after == 600
+    assert first.value.retry_after == timedelta(seconds=600)
     clock.now += 100.5
     with pytest.raises(RetryAfter) as later:
         await bot.set_my_description("A bot", language_code="en")
-    assert later.value.retry_after == 500, "the seconds left, rounded up"
+    assert later.value.retry_after == timedelta(seconds=500), "the seconds left, rounded up"
     assert await bot.set_my_short_description("Short") is True, "other methods go on"
     assert await bot.get_my_commands() == ()
     clock.now += 500

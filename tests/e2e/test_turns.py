@@ -67,7 +67,13 @@ async def test_a_server_older_than_live_clocks_gets_the_same_messages_with_plain
         await set_group_rules(db, table.group.id, Rules(hand_size=3, turn_timeout=120))
         async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
             await table.seat_everyone()
-            await table.play_moves(db, random.Random(7), 2)
+            rng = random.Random(7)
+            await table.play_moves(db, rng, 1)
+            for _ in range(20):  # on to a move that waits on one player (no throw-in window)
+                now = stored(db, table.table_id)
+                if now.status != "playing" or (now.game is not None and now.game.waiting_on()):
+                    break
+                await table.play_moves(db, rng, 1)
             await table.wait_latest(db)  # every message shows the game as stored
             st = stored(db, table.table_id)
             assert st.game is not None and st.status == "playing"
