@@ -7,7 +7,8 @@ method returns, and PostgreSQL's ``COMMIT`` (with the server's default
 disk. Atomicity: a write of several statements is one transaction, rolled back on any
 error, that runs to its end even if the awaiting coroutine is cancelled; a write of one
 statement is a transaction of its own, and the hot path — saving an action — is one such
-statement, a compare-and-set ``UPDATE`` whose ``log_action`` trigger appends the log line.
+statement, a compare-and-set ``UPDATE`` whose ``log_action`` trigger appends the log line
+and whose ``inbox_done`` trigger marks the update it handles done.
 Compare-and-set: two writers of one table queue on its row lock, and the second finds the
 version moved on and writes nothing (PostgreSQL re-checks the ``WHERE`` on the row it waited
 for), exactly as the SQLite store's single writer refuses it.
