@@ -1,8 +1,9 @@
 """The PostgreSQL schema: the same numbered migrations as SQLite's, in PostgreSQL's words.
 
-Migration *n* here leaves the tables, columns, indexes and the ``log_action`` trigger that
-SQLite's migration *n* (:mod:`bot.store.migrations`) leaves, under the same names and in
-the same column order, so a schema version means the same in both databases, operators'
+Migration *n* here leaves the tables, columns, indexes and triggers (``log_action``,
+``inbox_done``: each a trigger calling a plpgsql function of its name) that SQLite's
+migration *n* (:mod:`bot.store.migrations`) leaves, under the same names and in the same
+column order, so a schema version means the same in both databases, operators'
 queries work on either, and :mod:`bot.store.copy` moves rows across unchanged. Types:
 ``BIGINT`` for ids (Telegram's run past 32 bits), ``INTEGER`` for counts and flags (0/1, as
 in SQLite), ``DOUBLE PRECISION`` for Unix times, ``TEXT`` for JSON (kept byte for byte).
@@ -177,6 +178,54 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
                 created_at DOUBLE PRECISION NOT NULL,
                 PRIMARY KEY (table_id, game_no, user_id)
             )
+            """,
+        ),
+    ),
+    Migration(
+        4,
+        "what the bot keeps about itself, by key (such as what it last set as its menus)",
+        (
+            """
+            CREATE TABLE bot_state (
+                key        TEXT PRIMARY KEY,
+                value      TEXT NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+        ),
+    ),
+    Migration(
+        5,
+        "the inbox: every update kept before Telegram is told it arrived, until it is done; "
+        "a table write names the update it handles, which is done in the same transaction",
+        (
+            """
+            CREATE TABLE inbox (
+                update_id   BIGINT PRIMARY KEY,
+                body        TEXT NOT NULL,
+                received_at DOUBLE PRECISION NOT NULL,
+                done_at     DOUBLE PRECISION
+            )
+            """,
+            "CREATE INDEX inbox_by_done ON inbox (done_at)",
+            "ALTER TABLE tables ADD COLUMN last_update BIGINT",
+            # As in SQLite: the UPDATE that saves a move (or starts a game) sets last_update
+            # to the update it handles, and this trigger marks that update done in the same
+            # statement, hence the same transaction: after a crash the update is either done
+            # with its move saved, or pending and handled again.
+            """
+            CREATE FUNCTION inbox_done() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE inbox SET done_at = NEW.updated_at
+                WHERE update_id = NEW.last_update AND done_at IS NULL;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER inbox_done AFTER UPDATE OF last_update ON tables
+            FOR EACH ROW WHEN (NEW.last_update IS NOT NULL)
+            EXECUTE FUNCTION inbox_done()
             """,
         ),
     ),

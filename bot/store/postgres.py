@@ -7,7 +7,8 @@ method returns, and PostgreSQL's ``COMMIT`` (with the server's default
 disk. Atomicity: a write of several statements is one transaction, rolled back on any
 error, that runs to its end even if the awaiting coroutine is cancelled; a write of one
 statement is a transaction of its own, and the hot path — saving an action — is one such
-statement, a compare-and-set ``UPDATE`` whose ``log_action`` trigger appends the log line.
+statement, a compare-and-set ``UPDATE`` whose ``log_action`` trigger appends the log line
+and whose ``inbox_done`` trigger marks the update it handles done.
 Compare-and-set: two writers of one table queue on its row lock, and the second finds the
 version moved on and writes nothing (PostgreSQL re-checks the ``WHERE`` on the row it waited
 for), exactly as the SQLite store's single writer refuses it.
@@ -41,6 +42,7 @@ from bot.store.models import (
     ActionRow,
     ChatRow,
     GameRecord,
+    KeptUpdate,
     Outcome,
     PlayerGame,
     Saved,
@@ -340,6 +342,15 @@ class PostgresStore:
             self._chats.drop(old)
             self._chats.drop(new)
 
+    async def leave_topic(self, chat_id: int, thread_id: int) -> None:
+        """Move the tables of a deleted forum topic to the group's general chat, for good:
+        their messages there are gone with the topic (bookkeeping, not versioned)."""
+        await self._write_one(
+            "UPDATE tables SET thread_id = NULL, group_message_id = NULL, updated_at = $1 "
+            "WHERE chat_id = $2 AND thread_id = $3",
+            (self._clock(), chat_id, thread_id),
+        )
+
     async def get_user(self, user_id: int) -> UserRow | None:
         """The user, or None if never seen."""
         found, row = self._users.get(user_id)
@@ -504,11 +515,13 @@ class PostgresStore:
         seed: int,
         game: str,
         deadline: float | None = None,
+        update_id: int | None = None,
     ) -> TableRow:
         """Start the table's next game from a lobby or a finished table, compare-and-set.
 
         Records the game (its seed, rules and seats, so that it can be replayed) and
         returns the table, now ``playing`` with ``game_no`` one higher and no moves.
+        ``update_id``: the update it handles, done in the same transaction.
         """
         now = self._clock()
         wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
@@ -516,13 +529,15 @@ class PostgresStore:
         async def body(db: asyncpg.Connection) -> TableRow:
             found = await db.fetchrow(
                 "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = $1, "
-                "game = $2, version = version + 1, moves = 0, deadline = $3, updated_at = $4 "
-                "WHERE table_id = $5 AND version = $6 AND status IN ('lobby', 'finished') "
+                "game = $2, version = version + 1, moves = 0, deadline = $3, updated_at = $4, "
+                "last_update = $5 "
+                "WHERE table_id = $6 AND version = $7 AND status IN ('lobby', 'finished') "
                 f"RETURNING {_TABLE_COLUMNS}",
                 seed,
                 game,
                 deadline,
                 now,
+                update_id,
                 table_id,
                 expected_version,
             )
@@ -554,6 +569,7 @@ class PostgresStore:
         seat: int | None,
         deadline: float | None = None,
         outcome: Outcome | None = None,
+        update_id: int | None = None,
     ) -> Saved:
         """Save one applied action: the new state and its log line, in one transaction.
 
@@ -563,7 +579,8 @@ class PostgresStore:
         With an ``outcome`` the game ends in the same transaction: the table becomes
         ``finished``, the game's result and final state are kept, and every seat's series
         tally is counted — so a finished game is never without its tally, nor counted
-        twice.
+        twice. ``update_id``: the update the action comes from, done in the same
+        transaction (the ``inbox_done`` trigger), so that it is never applied twice.
         """
         now = self._clock()
         wanted = (TableStatus.PLAYING,)
@@ -571,10 +588,11 @@ class PostgresStore:
             # The hot path: one statement; the log_action trigger appends the log line.
             row = await self._cas_one(
                 "UPDATE tables SET game = $1, version = version + 1, moves = moves + 1, "
-                "last_seat = $2, last_action = $3, deadline = $4, updated_at = $5 "
-                "WHERE table_id = $6 AND version = $7 AND status = 'playing' "
+                "last_seat = $2, last_action = $3, deadline = $4, updated_at = $5, "
+                "last_update = $6 "
+                "WHERE table_id = $7 AND version = $8 AND status = 'playing' "
                 "RETURNING version, moves",
-                (game, seat, action, deadline, now, table_id, expected_version),
+                (game, seat, action, deadline, now, update_id, table_id, expected_version),
                 table_id,
                 expected_version,
                 wanted,
@@ -587,12 +605,14 @@ class PostgresStore:
             found = await db.fetchrow(
                 "UPDATE tables SET game = $1, version = version + 1, moves = moves + 1, "
                 "last_seat = $2, last_action = $3, status = 'finished', deadline = NULL, "
-                "updated_at = $4 WHERE table_id = $5 AND version = $6 AND status = 'playing' "
+                "updated_at = $4, last_update = $5 "
+                "WHERE table_id = $6 AND version = $7 AND status = 'playing' "
                 "RETURNING version, moves, game_no, chat_id, seats",
                 game,
                 seat,
                 action,
                 now,
+                update_id,
                 table_id,
                 expected_version,
             )
@@ -834,3 +854,56 @@ class PostgresStore:
             "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
             (table_id, game_no, user_id, seat, review, self._clock()),
         )
+
+    # ------------------------------------------------------------------ the bot itself
+
+    async def get_state(self, key: str) -> str | None:
+        """The value kept under ``key``, or None."""
+        rows = await self._fetch("SELECT value FROM bot_state WHERE key = $1", (key,))
+        return str(rows[0][0]) if rows else None
+
+    async def set_state(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key``, replacing what was kept there."""
+        await self._write_one(
+            "INSERT INTO bot_state (key, value, updated_at) VALUES ($1, $2, $3) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+            "updated_at = excluded.updated_at",
+            (key, value, self._clock()),
+        )
+
+    # ------------------------------------------------------------------ the inbox
+
+    async def keep_updates(self, updates: Sequence[KeptUpdate]) -> list[int]:
+        """Keep the updates of one batch in one statement (so one transaction); the ids
+        that were not kept already, in order."""
+        if not updates:
+            return []
+        rows = await self._write_one(
+            "INSERT INTO inbox (update_id, body, received_at) "
+            "SELECT u.update_id, u.body, $3 "
+            "FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS u(update_id, body, n) "
+            "ORDER BY u.n ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
+            ([u.update_id for u in updates], [u.body for u in updates], self._clock()),
+        )
+        return sorted(int(r[0]) for r in rows)
+
+    async def pending_updates(self) -> list[KeptUpdate]:
+        """The kept updates not done yet, by update id."""
+        rows = await self._fetch(
+            "SELECT update_id, body FROM inbox WHERE done_at IS NULL ORDER BY update_id"
+        )
+        return [KeptUpdate(int(r[0]), str(r[1])) for r in rows]
+
+    async def finish_update(self, update_id: int) -> None:
+        """Mark an update done (if it is kept and not done already)."""
+        await self._write_one(
+            "UPDATE inbox SET done_at = $1 WHERE update_id = $2 AND done_at IS NULL",
+            (self._clock(), update_id),
+        )
+
+    async def prune_updates(self, max_age: float = DAY) -> int:
+        """Delete the updates done more than ``max_age`` seconds ago; how many."""
+        rows = await self._write_one(
+            "DELETE FROM inbox WHERE done_at < $1 RETURNING update_id", (self._clock() - max_age,)
+        )
+        return len(rows)

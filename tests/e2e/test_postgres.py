@@ -1,5 +1,5 @@
-"""The bot on PostgreSQL (``DURAK_DATABASE_URL``): a game pressed to its end, a restart, the
-series kept; nothing written to a SQLite file."""
+"""The bot on PostgreSQL (``DURAK_DATABASE_URL``): a game pressed to its end, every press
+kept in the inbox and done, a restart, the series kept; nothing written to a SQLite file."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 import random
 from pathlib import Path
 
+import asyncpg
 from fake_telegram import FakeTelegramServer, Limits
 
 from bot.store import TableStatus
@@ -44,6 +45,21 @@ async def test_a_game_to_its_end_and_a_restart_on_postgresql(
             assert sum(t.durak for t in tallies) == len(record.outcome.durak_seats)
             durak = [t.name for t in tallies if t.durak]
             assert all(name in end.plain_text for name in durak)
+            assert await store.pending_updates() == []
+        conn = await asyncpg.connect(postgres_url)
+        try:
+            kept = await conn.fetchval("SELECT count(*) FROM inbox WHERE done_at IS NOT NULL")
+            # the last press was done by the transaction that saved its move, at its time
+            done_at, moved_at = await conn.fetchrow(
+                "SELECT i.done_at, a.at FROM tables t JOIN inbox i ON i.update_id = t.last_update "
+                "JOIN actions a ON a.table_id = t.table_id AND a.game_no = t.game_no "
+                "AND a.seq = t.moves WHERE t.table_id = $1",
+                table.table_id,
+            )
+        finally:
+            await conn.close()
+        assert kept >= row.moves
+        assert done_at == moved_at
         # started again on the same database, the bot has the series
         async with bot_running(tg, db, settings=settings):
             stats = await table.stats()

@@ -2,9 +2,11 @@
 
 ``python store_crash_worker.py DB`` (a SQLite file, or a ``postgresql://`` URL) opens the
 store, prints ``ready``, then makes sure every table exists and drives each one through its
-games concurrently, action by action, until every game is over; then prints ``done``. It
+games concurrently, action by action, until every game is over; then prints ``done``. As
+the bot keeps each update from Telegram before handling it, the worker keeps one in the
+inbox before each move (a game's start or an action) and names it in the move's write. It
 may be killed with SIGKILL at any moment: started again, it resumes from whatever the store
-holds.
+holds, and a move tried again comes with the same update.
 
 The actions are chosen by a random generator seeded with the game's seed and the action's
 sequence number, so the games come out the same however often the process is killed:
@@ -20,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.store import Outcome, Seat, Store, TableRow, TableStatus, open_store
+from bot.store import KeptUpdate, Outcome, Seat, Store, TableRow, TableStatus, open_store
 from engine import Game, Rules
 from engine.actions import Action
 
@@ -57,6 +59,28 @@ def spec(chat_index: int, k: int) -> Spec:
 
 
 ALL_SPECS = [spec(c, k) for c in range(len(CHATS)) for k in range(TABLES_PER_CHAT)]
+
+
+def update_id(table_id: int, game_no: int, seq: int) -> int:
+    """The id of the update that move ``seq`` of game ``game_no`` handles (seq 0: the game's
+    start): the same every time the move is tried."""
+    assert 0 < game_no < 10 and 0 <= seq < 10_000
+    return (table_id * 10 + game_no) * 10_000 + seq
+
+
+def move_of(update_id: int) -> tuple[int, int, int]:
+    """(table id, game number, sequence) of the move an update id names."""
+    rest, seq = divmod(update_id, 10_000)
+    table_id, game_no = divmod(rest, 10)
+    return table_id, game_no, seq
+
+
+async def keep(store: Store, table_id: int, game_no: int, seq: int) -> int:
+    """Keep the update of a move before making it (kept already if the move was tried
+    before a kill); its id."""
+    number = update_id(table_id, game_no, seq)
+    await store.keep_updates([KeptUpdate(number, f'{{"update_id": {number}}}')])
+    return number
 
 
 def choose(game: Game, seed: int, seq: int) -> Action:
@@ -114,6 +138,7 @@ async def play_out(store: Store, row: TableRow) -> None:
         action = choose(game, row.seed, seq)
         game.apply(action)
         outcome = Outcome.from_result(game.result) if game.result is not None else None
+        number = await keep(store, row.table_id, row.game_no, seq + 1)
         saved = await store.save_action(
             row.table_id,
             version,
@@ -121,6 +146,7 @@ async def play_out(store: Store, row: TableRow) -> None:
             action=json.dumps(action.to_dict()),
             seat=action.seat,
             outcome=outcome,
+            update_id=number,
         )
         version, seq = saved.version, saved.seq
 
@@ -141,8 +167,13 @@ async def drive(store: Store, spec: Spec, table_id: int) -> None:
             return
         previous = Game.from_json(row.game) if row.game is not None else None
         game = new_game(spec, row.game_no + 1, previous)
+        number = await keep(store, table_id, row.game_no + 1, 0)
         await store.start_game(
-            table_id, row.version, seed=spec.seed(row.game_no + 1), game=game.to_json()
+            table_id,
+            row.version,
+            seed=spec.seed(row.game_no + 1),
+            game=game.to_json(),
+            update_id=number,
         )
 
 

@@ -13,7 +13,7 @@ import pytest
 from store_backends import Database, PostgresDatabase, SqliteDatabase
 from store_helpers import ALICE, BORIS, BOT, VERA, FakeClock, lose, play, playing_table
 
-from bot.store import ChatRow, Outcome, Store, TableStatus, UserRow
+from bot.store import ChatRow, KeptUpdate, Outcome, Store, TableStatus, UserRow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,8 +58,11 @@ async def dump(database: Database) -> dict[str, list[tuple[Any, ...]]]:
 
 async def fill(store: Store, clock: FakeClock) -> dict[str, int]:
     """Two chats' worth of play: finished games with tallies, a rematch running, a lobby,
-    a cancelled table, users, chat settings, a coach's review; and a lobby purged, so that
-    the highest id ever handed out is no longer in the table."""
+    a cancelled table, users, chat settings, a coach's review, the bot's own state, the
+    inbox's updates (done by a move, done once handled, pending); and a lobby purged, so
+    that the highest id ever handed out is no longer in the table."""
+    await store.set_state("menus", '{"en": "ab12", "ru": "cd34"}')
+    await store.keep_updates([update(7001), update(7002), update(7003), update(7004)])
     await store.save_user(UserRow(1, "Alice", "en", True))
     await store.save_user(UserRow(3, "Вера", "ru", False))
     await store.save_chat(ChatRow(-100, "ru", '{"game":"perevodnoy"}', 7))
@@ -72,8 +75,11 @@ async def fill(store: Store, clock: FakeClock) -> dict[str, int]:
         first.table_id, version, game="final", action="a6", seat=0, outcome=outcome
     )
     await store.save_review(first.table_id, 1, 1, 0, '{"marks":[{"seq":3,"loss":0.25}]}')
-    rematch = await store.start_game(first.table_id, saved.version, seed=2**61 + 5, game="r0")
+    rematch = await store.start_game(
+        first.table_id, saved.version, seed=2**61 + 5, game="r0", update_id=7001
+    )
     await play(store, rematch, 3)
+    await store.finish_update(7002)
     await store.set_messages(first.table_id, group_message_id=991, hand_message_ids=[5, None, 7])
     await store.set_deadline(first.table_id, clock.now + 90.5)
     other = await playing_table(store, chat_id=-200, seats=(VERA, ALICE))
@@ -95,6 +101,10 @@ async def fill(store: Store, clock: FakeClock) -> dict[str, int]:
     purged = [t.table_id for t in await store.purge_stale_lobbies()]
     assert purged[-1] == stale.table_id  # the highest id handed out, gone
     return {"last_id": stale.table_id, "running": first.table_id}
+
+
+def update(update_id: int) -> KeptUpdate:
+    return KeptUpdate(update_id, f'{{"update_id": {update_id}, "message": {{"text": "Ходи"}}}}')
 
 
 @pytest.mark.parametrize(
@@ -120,7 +130,7 @@ async def test_a_copy_holds_every_row_and_goes_on(
     async with source.open(clock=clock) as store:
         facts = await fill(store, clock)
     before = await dump(source)
-    assert {len(before[t]) > 0 for t in ("tables", "games", "actions", "tallies")} == {True}
+    assert all(before[t] for t in ("tables", "games", "actions", "tallies", "bot_state", "inbox"))
 
     code, out, err = run_copy("--from", location(source), "--to", location(target), cwd=tmp_path)
     assert code == 0, err
@@ -133,10 +143,14 @@ async def test_a_copy_holds_every_row_and_goes_on(
         # The copy goes on where the source was: the running game, the next id.
         running = await copy.running_tables()
         assert [t.table_id for t in running] == [facts["running"]]
+        assert await copy.get_state("menus") == '{"en": "ab12", "ru": "cd34"}'
+        assert await copy.pending_updates() == [update(7003), update(7004)]
+        assert await copy.keep_updates([update(7002), update(7005)]) == [7005]
         saved = await copy.save_action(
-            running[0].table_id, running[0].version, game="r4", action="b4", seat=1
+            running[0].table_id, running[0].version, game="r4", action="b4", seat=1, update_id=7003
         )
         assert saved.seq == 4
+        assert await copy.pending_updates() == [update(7004), update(7005)]
         log = await copy.game_log(running[0].table_id, 2)
         assert [a.action for a in log] == ["a1", "a2", "a3", "b4"]
         fresh = await copy.create_table(-100, rules="{}")

@@ -1,8 +1,10 @@
 """Crash test: a child process plays games into the store and is SIGKILLed at random.
 
-After every kill the store must hold whole transactions only; after the last restart every
-game is finished, each game's log replays from its seed to exactly the stored state (no
-action missing or doubled), and every series tally equals what the finished games say.
+After every kill the store must hold whole transactions only, and each update the worker
+kept is done exactly when its move is saved (else pending); after the last restart every
+game is finished, every update done, each game's log replays from its seed to exactly the
+stored state (no action missing or doubled), and every series tally equals what the
+finished games say.
 """
 
 from __future__ import annotations
@@ -92,6 +94,21 @@ def check_whole_transactions(database: Database) -> None:
         "WHERE (t.status = 'finished') != (g.outcome IS NOT NULL)",
     )[0][0]
     assert status_games == 0, "a table's status disagrees with its game's outcome"
+    check_inbox(database)
+
+
+def check_inbox(database: Database) -> None:
+    """Each move (a logged action, a game's start) has its update done; each update not
+    done has no move: a kill never leaves a move whose update is pending, nor the reverse."""
+    moves = set(query(database, "SELECT table_id, game_no, seq FROM actions"))
+    moves |= {(t, g, 0) for t, g in query(database, "SELECT table_id, game_no FROM games")}
+    done, pending = set(), set()
+    for update_id, done_at in query(database, "SELECT update_id, done_at FROM inbox"):
+        (pending if done_at is None else done).add(worker.move_of(update_id))
+    assert not done - moves, f"updates done without their move: {sorted(done - moves)[:5]}"
+    assert not moves - done, f"moves whose update is not done: {sorted(moves - done)[:5]}"
+    tables = Counter(table_id for table_id, _, _ in pending)
+    assert max(tables.values(), default=0) <= 1, f"two pending updates at a table: {tables}"
 
 
 @pytest.mark.slow
@@ -159,6 +176,7 @@ async def verify(database: Database, references: dict[int, list[tuple[str, int]]
     last_played: dict[tuple[int, str], float] = {}
     async with database.open() as store:
         assert await store.running_tables() == []
+        assert await store.pending_updates() == []
         for c, chat_id in enumerate(worker.CHATS):
             tables = await store.chat_tables(chat_id, list(TableStatus))
             assert len(tables) == worker.TABLES_PER_CHAT

@@ -6,23 +6,25 @@ from __future__ import annotations
 import pytest
 from store_helpers import RULES, FakeClock, lose, playing_table
 
-from bot.store import DAY, KeptUpdate, SqliteStore, StaleVersionError
+from bot.store import DAY, KeptUpdate, Outcome, StaleVersionError, Store
 
 
 def kept(update_id: int) -> KeptUpdate:
     return KeptUpdate(update_id, f'{{"update_id": {update_id}}}')
 
 
-async def test_an_update_is_kept_once(store: SqliteStore) -> None:
+async def test_an_update_is_kept_once(store: Store) -> None:
     assert await store.keep_updates([kept(3), kept(1), kept(2)]) == [1, 2, 3]
     again = KeptUpdate(2, '{"update_id": 2, "changed": true}')
     assert await store.keep_updates([again, kept(4)]) == [4], "a redelivered one is not new"
     assert await store.keep_updates([]) == []
+    twice = [kept(5), KeptUpdate(5, '{"update_id": 5, "twice": true}')]
+    assert await store.keep_updates(twice) == [5], "twice in one batch: kept once"
     pending = await store.pending_updates()
-    assert pending == [kept(1), kept(2), kept(3), kept(4)], "in order, first body kept"
+    assert pending == [kept(1), kept(2), kept(3), kept(4), kept(5)], "in order, first body kept"
 
 
-async def test_a_move_marks_its_update_done_in_its_own_transaction(store: SqliteStore) -> None:
+async def test_a_move_marks_its_update_done_in_its_own_transaction(store: Store) -> None:
     table = await playing_table(store)
     await store.keep_updates([kept(10), kept(11)])
     saved = await store.save_action(
@@ -40,7 +42,7 @@ async def test_a_move_marks_its_update_done_in_its_own_transaction(store: Sqlite
     assert [u.update_id for u in await store.pending_updates()] == [11]
 
 
-async def test_the_last_move_and_a_start_mark_their_updates_done(store: SqliteStore) -> None:
+async def test_the_last_move_and_a_start_mark_their_updates_done(store: Store) -> None:
     table = await playing_table(store)
     await store.keep_updates([kept(20), kept(21), kept(22)])
     saved = await store.save_action(
@@ -62,7 +64,7 @@ async def test_the_last_move_and_a_start_mark_their_updates_done(store: SqliteSt
     assert saved.seq == 1
 
 
-async def test_done_updates_are_forgotten_after_a_day(store: SqliteStore, clock: FakeClock) -> None:
+async def test_done_updates_are_forgotten_after_a_day(store: Store, clock: FakeClock) -> None:
     await store.keep_updates([kept(1), kept(2), kept(3)])
     await store.finish_update(1)
     clock.advance(DAY / 2)
@@ -72,3 +74,50 @@ async def test_done_updates_are_forgotten_after_a_day(store: SqliteStore, clock:
     assert [u.update_id for u in await store.pending_updates()] == [3], "pending stays"
     assert await store.keep_updates([kept(2)]) == [], "done within the day: still known"
     assert await store.keep_updates([kept(1)]) == [1]
+
+
+async def test_a_failed_finish_leaves_its_update_pending(store: Store) -> None:
+    # The last move's transaction fails after its UPDATE (the outcome names a third seat
+    # of two): the update it handles is not done, and nothing of the move is kept.
+    table = await playing_table(store)
+    await store.keep_updates([kept(30)])
+    bad = Outcome(durak_seats=(2,), draw=False, pogony=False, points=(2, 2))
+    with pytest.raises(ValueError, match="out of range"):
+        await store.save_action(
+            table.table_id,
+            table.version,
+            game="end",
+            action="a1",
+            seat=0,
+            outcome=bad,
+            update_id=30,
+        )
+    assert await store.pending_updates() == [kept(30)]
+    assert await store.get_table(table.table_id) == table
+    assert await store.game_log(table.table_id, 1) == []
+    await store.save_action(
+        table.table_id,
+        table.version,
+        game="end",
+        action="a1",
+        seat=0,
+        outcome=lose(1, 2),
+        update_id=30,
+    )
+    assert await store.pending_updates() == []
+
+
+async def test_an_update_done_by_its_move_is_forgotten_a_day_after_the_move(
+    store: Store, clock: FakeClock
+) -> None:
+    table = await playing_table(store)
+    await store.keep_updates([kept(40)])
+    clock.advance(DAY / 2)
+    await store.save_action(
+        table.table_id, table.version, game="s1", action="a1", seat=0, update_id=40
+    )
+    clock.advance(DAY / 2 + 1)
+    assert await store.prune_updates() == 0, "done half a day ago, when the move was saved"
+    clock.advance(DAY / 2)
+    assert await store.prune_updates() == 1
+    assert await store.keep_updates([kept(40)]) == [40]

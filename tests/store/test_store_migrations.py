@@ -17,6 +17,7 @@ from bot.store import (
     Outcome,
     SchemaTooNewError,
     SqliteStore,
+    Store,
     TableStatus,
 )
 from bot.store.migrations import migrate, schema_version
@@ -139,15 +140,7 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, version: int) 
     await build(old, version)
     async with SqliteStore.open(old) as store:
         assert await store.schema_version() == LATEST_VERSION
-        if version >= 1:
-            await check_v1_data(store)
-        if version >= 3:
-            assert await store.get_review(1, 1, 1) == '{"marks":[]}'
-        # Version 4 added the bot's own state: empty until the bot keeps something there.
-        kept = '{"en": "ab12"}' if version >= 4 else None
-        assert await store.get_state("menus") == kept
-        await store.set_state("menus", "{}")
-        assert await store.get_state("menus") == "{}"
+        await check_upgraded(store, version)
     fresh = tmp_path / "fresh.sqlite3"
     async with SqliteStore.open(fresh):
         pass
@@ -158,7 +151,20 @@ async def test_upgrade_from_every_earlier_version(tmp_path: Path, version: int) 
     assert schema_of(old) == schema_of(fresh)
 
 
-async def check_v1_data(store: SqliteStore) -> None:
+async def check_upgraded(store: Store, version: int) -> None:
+    """The sample data of ``version``, read and written through today's store."""
+    if version >= 1:
+        await check_v1_data(store)
+    if version >= 3:
+        assert await store.get_review(1, 1, 1) == '{"marks":[]}'
+    # Version 4 added the bot's own state: empty until the bot keeps something there.
+    kept = '{"en": "ab12"}' if version >= 4 else None
+    assert await store.get_state("menus") == kept
+    await store.set_state("menus", "{}")
+    assert await store.get_state("menus") == "{}"
+
+
+async def check_v1_data(store: Store) -> None:
     """Version 1's sample data, read through today's store."""
     chat = await store.get_chat(-100)
     assert chat is not None and (chat.language, chat.thread_id) == ("ru", 5)
@@ -191,14 +197,20 @@ async def test_an_upgraded_file_keeps_updates_and_a_move_marks_its_own_done(
     path = tmp_path / "v3.sqlite3"
     await build(path, 3)
     async with SqliteStore.open(path) as store:
-        kept = [KeptUpdate(500, '{"update_id": 500}'), KeptUpdate(501, '{"update_id": 501}')]
-        assert await store.keep_updates(kept) == [500, 501]
-        saved = await store.save_action(2, 2, game="mid2", action="b2", seat=1, update_id=500)
-        assert saved.seq == 2
-        assert await store.pending_updates() == [kept[1]]
+        await check_inbox_after_upgrade(store)
     schema = schema_of(path)
     assert schema["version"] == LATEST_VERSION
     assert "last_update" in [c[1] for c in schema["columns"]["tables"]]  # type: ignore[index]
+
+
+async def check_inbox_after_upgrade(store: Store) -> None:
+    """Version 3's sample data upgraded: updates are kept, and the running game's next move
+    marks its own done."""
+    kept = [KeptUpdate(500, '{"update_id": 500}'), KeptUpdate(501, '{"update_id": 501}')]
+    assert await store.keep_updates(kept) == [500, 501]
+    saved = await store.save_action(2, 2, game="mid2", action="b2", seat=1, update_id=500)
+    assert saved.seq == 2
+    assert await store.pending_updates() == [kept[1]]
 
 
 def draw2() -> Outcome:

@@ -12,7 +12,7 @@ from typing import Any
 import aiosqlite
 import asyncpg
 import pytest
-from test_store_migrations import SEEDERS, check_v1_data
+from test_store_migrations import SEEDERS, check_inbox_after_upgrade, check_upgraded
 
 from bot.store import LATEST_VERSION, MIGRATIONS, SchemaTooNewError, SqliteStore
 from bot.store import migrations as sqlite_migrations
@@ -135,6 +135,9 @@ class Script:
     def executescript(self, sql: str) -> None:
         self.sql.append(sql)
 
+    def execute(self, sql: str) -> None:
+        self.sql.append(sql)
+
 
 async def execute(url: str, sql: str, *args: object) -> Any:
     conn = await asyncpg.connect(url)
@@ -198,8 +201,7 @@ async def test_upgrade_from_every_earlier_version(
     await build(postgres_url, version)
     async with PostgresStore.open(postgres_url) as store:
         assert await store.schema_version() == LATEST_VERSION
-        if version >= 1:
-            await check_v1_data(store)  # type: ignore[arg-type]
+        await check_upgraded(store, version)
     fresh = tmp_path / "fresh.sqlite3"
     async with SqliteStore.open(fresh):
         pass
@@ -209,6 +211,20 @@ async def test_upgrade_from_every_earlier_version(
     async with PostgresStore.open(postgres_url) as store:
         assert await store.schema_version() == LATEST_VERSION
     assert await pg_schema(postgres_url) == upgraded
+
+
+async def test_an_upgraded_database_keeps_updates_and_a_move_marks_its_own_done(
+    postgres_url: str,
+) -> None:
+    await build(postgres_url, 3)
+    async with PostgresStore.open(postgres_url) as store:
+        await check_inbox_after_upgrade(store)
+    assert await probe(postgres_url) == LATEST_VERSION
+    columns = await execute(
+        postgres_url,
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'tables'",
+    )
+    assert "last_update" in {r[0] for r in columns}
 
 
 async def test_a_newer_schema_is_refused_untouched(postgres_url: str) -> None:

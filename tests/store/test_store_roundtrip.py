@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -310,9 +309,9 @@ async def test_a_review_is_kept_once_per_game_and_viewer(database: Database) -> 
 
 
 async def test_the_bot_s_own_state_is_kept_by_key_and_replaced(
-    db_path: Path, clock: FakeClock
+    database: Database, clock: FakeClock
 ) -> None:
-    async with SqliteStore.open(db_path, clock=clock) as store:
+    async with database.open(clock=clock) as store:
         assert await store.get_state("menus") is None
         await store.set_state("menus", '{"a":"1"}')
         await store.set_state("other", "x")
@@ -320,13 +319,9 @@ async def test_the_bot_s_own_state_is_kept_by_key_and_replaced(
         await store.set_state("menus", '{"a":"2"}')
         assert await store.get_state("menus") == '{"a":"2"}'
         assert await store.get_state("other") == "x"
-    async with SqliteStore.open(db_path) as again:
+    async with database.open() as again:
         assert await again.get_state("menus") == '{"a":"2"}'
-    db = sqlite3.connect(db_path)
-    try:
-        rows = db.execute("SELECT key, updated_at FROM bot_state ORDER BY key").fetchall()
-    finally:
-        db.close()
+    rows = await database.query("SELECT key, updated_at FROM bot_state ORDER BY key")
     assert rows == [("menus", clock.now), ("other", clock.now - 5)]
 
 

@@ -167,9 +167,7 @@ async def test_migrate_chat_keeps_tables_and_tallies(store: Store, clock: FakeCl
     assert row is not None and row.status is TableStatus.PLAYING and row.chat_id == new
 
 
-async def test_the_tables_of_a_deleted_topic_move_to_the_general_chat(
-    store: SqliteStore,
-) -> None:
+async def test_the_tables_of_a_deleted_topic_move_to_the_general_chat(store: Store) -> None:
     forum = -1001234567890
     gone = await store.create_table(forum, rules=RULES, thread_id=5, creator_id=1)
     await store.set_messages(gone.table_id, group_message_id=40)
