@@ -32,11 +32,19 @@ _browser_apt() {
         apt-get install -y -q --no-install-recommends chromium >>"$log" 2>&1
 }
 
+_browser_apt_said() {
+    if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+        echo "is not possible here (needs root and apt-get)"
+    else
+        echo "failed (see ${TMPDIR:-/tmp}/durak-chromium-apt.log)"
+    fi
+}
+
 _browser_playwright() {
     # Playwright's own Chromium build, where its download is reachable
     local py="${DURAK_PYTHON:-python}"
     "$py" -c 'import playwright' 2>/dev/null || return 1
-    echo "== browser: playwright install chromium"
+    echo "== browser: playwright install chromium" >&2
     "$py" -m playwright install chromium >/dev/null 2>&1 || return 1
     "$py" - <<'EOF'
 from playwright.sync_api import sync_playwright
@@ -56,8 +64,8 @@ _browser_main() {
         :
     else
         echo "no Chromium for the browser tests: none installed, apt-get install chromium" \
-            "not possible here (needs root and Debian's lists) and playwright install" \
-            "chromium failed; install chromium or set DURAK_CHROMIUM" >&2
+            "$(_browser_apt_said) and playwright install chromium failed;" \
+            "install chromium or set DURAK_CHROMIUM to one" >&2
         return 1
     fi
     export DURAK_CHROMIUM="$found"

@@ -37,6 +37,7 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
 )
 
+TELEGRAM_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
 # Telegram's default themes (what its clients send as themeParams)
@@ -206,9 +207,18 @@ _WEBAPP_SCRIPT = """
     };
   }
   window.Telegram = { WebApp: webApp };
-  // for the tests: what the page asked of Telegram, and a theme change as a client does it
+  // for the tests: what the page asked of Telegram, a theme change as a client does it, and
+  // how many sockets the page opened
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.__telegram.sockets += 1;
+    }
+  };
   window.__telegram = {
     calls,
+    sockets: 0,
     setTheme(themeParams, colorScheme) {
       webApp.themeParams = themeParams;
       webApp.colorScheme = colorScheme;
@@ -218,7 +228,10 @@ _WEBAPP_SCRIPT = """
 })();
 """
 
-StartVia = Literal["start_param", "tgWebAppStartParam", "startapp", "none"]
+# where the start token travels: "direct_link" as a t.me/<bot>/<app>?startapp= link opens the
+# app (start_param in the init data and tgWebAppStartParam in the URL), "startapp" as a
+# web_app button opens its own URL, the others alone
+StartVia = Literal["direct_link", "start_param", "tgWebAppStartParam", "startapp", "none"]
 
 
 @dataclass
@@ -241,6 +254,11 @@ class TelegramPage:
     async def haptics(self) -> list[list[Any]]:
         """The haptic signals the page asked for: ``[["impactOccurred", "light"], ...]``."""
         return [c for c in await self.telegram_calls() if c[0] not in ("ready", "expand")]
+
+    async def sockets_opened(self) -> int:
+        """How many WebSockets the page has opened so far."""
+        count: int = await self.page.evaluate("window.__telegram.sockets")
+        return count
 
     async def set_theme(self, theme: Mapping[str, str], scheme: str) -> None:
         """Telegram changing its theme while the page is open (``themeChanged``)."""
@@ -274,8 +292,9 @@ def page_url(url: str, *, token: str | None, via: StartVia, init_data: str, them
     parameters in the fragment (Telegram's script would read them there; the page does not)."""
     parts = urlsplit(url)
     query = parts.query
-    if token is not None and via in ("tgWebAppStartParam", "startapp"):
-        query = "&".join(q for q in (query, urlencode({via: token})) if q)
+    if token is not None and via in ("direct_link", "tgWebAppStartParam", "startapp"):
+        name = "tgWebAppStartParam" if via == "direct_link" else via
+        query = "&".join(q for q in (query, urlencode({name: token})) if q)
     fragment = urlencode(
         {
             "tgWebAppData": init_data,
@@ -303,6 +322,8 @@ async def open_telegram_page(
     init_data: str | None = None,
     haptics: bool = True,
     inject: bool = True,
+    telegram_script: str | None = None,
+    fake_clock: bool = False,
     width: int = 360,
     height: int = 740,
     scale: float = 1,
@@ -311,11 +332,17 @@ async def open_telegram_page(
     """The page at ``url`` opened by ``user`` in Telegram, with init data signed by
     ``bot_token`` (or the raw ``init_data`` given, for forged ones) and the start token
     ``start`` passed ``via`` the init data's start_param or one of the URL's parameters.
-    ``inject=False`` leaves ``window.Telegram`` undefined (the page then tries Telegram's
-    script, which is refused like every request off this machine)."""
-    theme = dict(theme if theme is not None else (DARK_THEME if color_scheme == "dark" else LIGHT_THEME))
+    ``inject=False`` leaves ``window.Telegram`` undefined: the page then asks for Telegram's
+    script, which is refused like every request off this machine, or answered with
+    ``telegram_script`` when one is given. ``fake_clock`` gives the page Playwright's clock
+    (``tp.page.clock.run_for(ms)`` moves its timers on)."""
+    theme = dict(
+        theme if theme is not None else (DARK_THEME if color_scheme == "dark" else LIGHT_THEME)
+    )
     fields = init_data_fields(
-        user, start_param=start if via == "start_param" else None, auth_date=auth_date
+        user,
+        start_param=start if via in ("start_param", "direct_link") else None,
+        auth_date=auth_date,
     )
     raw = init_data if init_data is not None else sign_init_data(bot_token, fields)
     unsafe = init_data_unsafe(fields, init_data_hash(bot_token, fields))
@@ -334,6 +361,8 @@ async def open_telegram_page(
         opened.requested.append(route.request.url)
         if urlsplit(route.request.url).hostname in LOOPBACK:
             await route.continue_()
+        elif telegram_script is not None and route.request.url == TELEGRAM_SCRIPT:
+            await route.fulfill(content_type="text/javascript", body=telegram_script)
         else:
             opened.blocked.append(route.request.url)
             await route.abort("internetdisconnected")
@@ -343,6 +372,8 @@ async def open_telegram_page(
         socket.on("framesent", lambda payload: _keep(opened.sent, payload))
 
     await context.route("**/*", only_this_machine)
+    if fake_clock:
+        await context.clock.install()
     page.on("websocket", on_socket)
     if inject:
         config = {

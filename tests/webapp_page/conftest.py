@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser
+import pytest_asyncio
+from playwright.async_api import Browser, expect
 
 from .browser import BrowserMissing, TelegramPage, TelegramUser, chromium, open_telegram_page
-from .page_server import PageServer
+from .page_server import PageServer, Peer
 
 BOT_TOKEN = "123456789:AAPageTestsTokenNotTheBots-0123456789"
 TOKEN = "t1_Ab-cd"
@@ -19,8 +22,20 @@ BOB = TelegramUser(id=1002, first_name="Bob", username="bob", language_code="en"
 OpenPage = Callable[..., AbstractAsyncContextManager[TelegramPage]]
 
 
-@pytest.fixture
+HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The page tests share one browser, so they run in the session's event loop."""
+    in_session_loop = pytest.mark.asyncio(loop_scope="session")
+    for item in items:
+        if pytest_asyncio.is_async_test(item) and HERE in Path(str(item.path)).parents:
+            item.add_marker(in_session_loop, append=False)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def browser() -> AsyncIterator[Browser]:
+    """One Chromium for the session (each page gets a context of its own)."""
     try:
         async with chromium() as launched:
             yield launched
@@ -28,7 +43,7 @@ async def browser() -> AsyncIterator[Browser]:
         pytest.fail(str(missing), pytrace=False)
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def server() -> AsyncIterator[PageServer]:
     async with PageServer().running() as running:
         yield running
@@ -46,3 +61,24 @@ def open_page(browser: Browser, server: PageServer) -> OpenPage:
         return open_telegram_page(browser, url, **values)
 
     return opener
+
+
+async def show(tp: TelegramPage, peer: Peer, state: dict[str, Any]) -> None:
+    """Sends a state and waits until the page shows its version."""
+    await peer.send(state)
+    await expect(tp.page.locator("[data-role=state]")).to_have_attribute(
+        "data-version", str(state["v"])
+    )
+
+
+async def attrs(tp: TelegramPage, selector: str, name: str) -> list[str | None]:
+    """The attribute ``name`` of every element matching ``selector``, in page order."""
+    values: list[str | None] = await tp.page.locator(selector).evaluate_all(
+        "(els, name) => els.map((e) => e.getAttribute(name))", name
+    )
+    return values
+
+
+def classes(*names: str) -> re.Pattern[str]:
+    """A class attribute holding all these classes, in any order (for to_have_class)."""
+    return re.compile("".join(rf"(?=.*(?:^|\s){re.escape(n)}(?:\s|$))" for n in names))

@@ -280,7 +280,14 @@ def crowded(v: int = 60) -> dict[str, Any]:
     ]
     table["pairs"] = [
         {"attack": card(a), "cover": card(c) if c else None}
-        for a, c in (("7S", "9S"), ("7C", None), ("7H", "TH"), ("7D", "KD"), ("XB", None), ("9C", "XR"))
+        for a, c in (
+            ("7S", "9S"),
+            ("7C", None),
+            ("7H", "TH"),
+            ("7D", "KD"),
+            ("XB", None),
+            ("9C", "XR"),
+        )
     ]
     table["status_line"] = "W" * 120
     table["recent"] = ["Ж" * 150, "https://example.com/" + "x" * 100]

@@ -34,7 +34,11 @@ export function render(state, ctx) {
 function renderTable(table, t) {
   const section = role("table");
   show(section, Boolean(table));
-  if (!table) return;
+  if (!table) {
+    // nothing of an earlier table stays behind, not even hidden
+    for (const name of ["players", "stock", "trump", "discard", "pairs", "status"]) role(name).replaceChildren();
+    return;
+  }
 
   const players = role("players");
   players.replaceChildren(...(table.players ?? []).map((p) =>
@@ -135,7 +139,10 @@ function renderChoice(choice, ctx) {
 function renderHand(hand, trumpSuit, t, ctx) {
   const section = role("hand");
   show(section, Boolean(hand));
-  if (!hand) return;
+  if (!hand) {
+    role("cards").replaceChildren();
+    return;
+  }
   section.classList.toggle("your-turn", Boolean(hand.your_turn));
   const cards = hand.cards ?? [];
   role("hand-title").textContent = `${t("hand")} · ${cards.length}`;
