@@ -194,6 +194,13 @@ _WEBAPP_SCRIPT = """
     isExpanded: false,
     ready() { record("ready"); },
     expand() { record("expand"); this.isExpanded = true; },
+    isVersionAtLeast(version) {
+      const [a, b] = [version, this.version].map((v) => v.split(".").map(Number));
+      return a[0] < b[0] || (a[0] === b[0] && (a[1] ?? 0) <= (b[1] ?? 0));
+    },
+    setHeaderColor(colour) { record("setHeaderColor", colour); },
+    setBackgroundColor(colour) { record("setBackgroundColor", colour); },
+    disableVerticalSwipes() { record("disableVerticalSwipes"); },
     onEvent(name, handler) { (handlers[name] ??= []).push(handler); },
     offEvent(name, handler) {
       handlers[name] = (handlers[name] ?? []).filter((h) => h !== handler);
@@ -247,13 +254,14 @@ class TelegramPage:
     requested: list[str] = field(default_factory=list)
 
     async def telegram_calls(self) -> list[list[Any]]:
-        """Every call the page made of ready/expand/HapticFeedback, in order."""
+        """Every call the page made of the WebApp's methods, in order."""
         calls: list[list[Any]] = await self.page.evaluate("window.__telegram.calls")
         return calls
 
     async def haptics(self) -> list[list[Any]]:
         """The haptic signals the page asked for: ``[["impactOccurred", "light"], ...]``."""
-        return [c for c in await self.telegram_calls() if c[0] not in ("ready", "expand")]
+        haptic = ("impactOccurred", "notificationOccurred", "selectionChanged")
+        return [c for c in await self.telegram_calls() if c[0] in haptic]
 
     async def sockets_opened(self) -> int:
         """How many WebSockets the page has opened so far."""

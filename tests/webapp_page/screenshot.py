@@ -35,7 +35,7 @@ async def shoot(out: Path, lang: str) -> list[Path]:
                 start="t1_README",
                 color_scheme=scheme,  # type: ignore[arg-type]
                 width=360,
-                height=720,
+                height=560,
                 scale=2,
             ) as tp:
                 peer, _hello = await server.hello()

@@ -240,3 +240,23 @@ async def test_nothing_of_a_game_stays_behind_in_the_next_lobby(
         await expect(tp.page.locator("[data-card]")).to_have_count(0)
         await expect(tp.page.locator("[data-table-card]")).to_have_count(0)
         await expect(tp.page.locator("[data-role=players] > li")).to_have_count(0)
+
+
+async def test_the_hand_is_fanned_in_rows_in_order(open_page: OpenPage, server: PageServer) -> None:
+    async with open_page() as tp:
+        peer, _ = await server.hello()
+        await show(tp, peer, frames.crowded(60))
+        # twenty cards: three rows of at most eight, each card right of the one before it
+        # on the same line (the trump and the jokers like any other)
+        rows = await tp.page.locator("[data-role=cards] > .fan").evaluate_all(
+            "rows => rows.map((row) => [...row.children].map("
+            "(c) => [c.dataset.card, c.offsetLeft, c.offsetTop]))"
+        )
+        assert [len(row) for row in rows] == [7, 7, 6]
+        assert [code for row in rows for code, _, _ in row] == [
+            c["code"] for c in frames.crowded(60)["hand"]["cards"]
+        ]
+        for row in rows:
+            assert len({top for _, _, top in row}) == 1, row
+            lefts = [left for _, left, _ in row]
+            assert lefts == sorted(set(lefts)), row

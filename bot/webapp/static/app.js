@@ -5,7 +5,7 @@ import { setClock } from "./clock.js";
 import { Connection } from "./connection.js";
 import { role, show } from "./dom.js";
 import { render } from "./render.js";
-import { applyTheme, haptic, loadWebApp, socketUrl, startToken } from "./telegram.js";
+import { applyTheme, fitTelegram, haptic, loadWebApp, socketUrl, startToken } from "./telegram.js";
 import { pickLang, word } from "./words.js";
 
 const NOTICE_MS = 5000;
@@ -132,6 +132,7 @@ async function main() {
   webApp?.onEvent?.("themeChanged", () => applyTheme(webApp));
   webApp?.ready?.();
   webApp?.expand?.();
+  fitTelegram(webApp);
   showConnection(t("connecting"));
 
   if (!webApp?.initData) {

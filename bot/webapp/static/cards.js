@@ -43,7 +43,7 @@ const PIPS = {
 
 function corner(rank, suit, where) {
   return h("span", { class: `idx ${where}`, "aria-hidden": "true" },
-    h("span", { class: "rank" }, rank), suitIcon(suit, "suit"));
+    h("span", { class: rank.length > 1 ? "rank wide" : "rank" }, rank), suitIcon(suit, "suit"));
 }
 
 function art(rank, suit) {

@@ -29,6 +29,22 @@ export function loadWebApp(timeoutMs = 5000) {
   });
 }
 
+/**
+ * Telegram's own frame around the page in the page's colours, and no swipe-to-close while
+ * fanning through a hand, on clients new enough for them.
+ */
+export function fitTelegram(webApp) {
+  try {
+    if (webApp?.isVersionAtLeast?.("6.1")) {
+      webApp.setHeaderColor?.("secondary_bg_color");
+      webApp.setBackgroundColor?.("secondary_bg_color");
+    }
+    if (webApp?.isVersionAtLeast?.("7.7")) webApp.disableVerticalSwipes?.();
+  } catch {
+    // an older client draws its own colours: the page works all the same
+  }
+}
+
 const COLOUR = /^#[0-9a-f]{3,8}$/i;
 let themeKeys = [];
 
