@@ -35,6 +35,9 @@ class Peer:
         self.socket = socket
         self.frames: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.closed = asyncio.Event()
+        # as the real server does; False plays a line gone dead without a word
+        self.answer_pings = True
+        self.pings = 0
 
     async def recv(self) -> dict[str, Any]:
         """The next frame the page sent (a ping is skipped)."""
@@ -116,7 +119,12 @@ class PageServer:
         self.peers.put_nowait(peer)
         async for message in socket:
             if message.type == WSMsgType.TEXT:
-                peer.frames.put_nowait(json.loads(message.data))
+                frame = json.loads(message.data)
+                peer.frames.put_nowait(frame)
+                if isinstance(frame, dict) and frame.get("t") == "ping":
+                    peer.pings += 1
+                    if peer.answer_pings:
+                        await peer.send({"t": "pong"})
         peer.closed.set()
         return socket
 

@@ -52,6 +52,41 @@ async def test_a_restarted_server_may_send_any_version(
         await expect(tp.page.locator("[data-role=lobby]")).to_be_visible()
 
 
+async def test_a_line_gone_silent_is_dropped_and_dialled_again(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    async with open_page(fake_clock=True) as tp:
+        peer, hello = await server.hello()
+        await show(tp, peer, frames.mid_game(41))
+        # pings that are answered keep the line
+        await tp.page.clock.run_for(60_000)
+        assert await tp.sockets_opened() == 1
+        # a server that stops answering: after a ping period without a word the page gives
+        # the socket up and connects anew
+        peer.answer_pings = False
+        await tp.page.clock.run_for(25_000)
+        await tp.page.clock.run_for(25_000)
+        await expect(tp.page.locator("[data-role=connection]")).to_be_visible()
+        await tp.page.clock.run_for(1_000)
+        again, hello_again = await server.hello()
+        assert hello_again == hello
+        await show(tp, again, frames.mid_game(42))
+        await expect(tp.page.locator("[data-role=connection]")).to_be_hidden()
+
+
+async def test_back_online_it_connects_at_once(open_page: OpenPage, server: PageServer) -> None:
+    async with open_page(fake_clock=True) as tp:
+        peer, _ = await server.hello()
+        await show(tp, peer, frames.mid_game(41))
+        await tp.page.clock.pause_at(await tp.page.evaluate("Date.now() + 10"))
+        await peer.close()
+        await expect(tp.page.locator("[data-role=connection]")).to_be_visible()
+        # the clock stands still, so the backoff never runs out: only the nudge can dial
+        await tp.page.evaluate("window.dispatchEvent(new Event('online'))")
+        again, _ = await server.hello()
+        await show(tp, again, frames.mid_game(42))
+
+
 async def test_reconnects_again_and_again(open_page: OpenPage, server: PageServer) -> None:
     async with open_page() as tp:
         for v in (41, 42, 43):

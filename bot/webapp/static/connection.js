@@ -10,7 +10,7 @@ const FINAL_CLOSE = new Set([4401, 4404, 4429]);
 
 export class Connection {
   /**
-   * url: the socket's address; hello: the first frame; handlers: {frame(f), up(), down()}.
+   * url: the socket's address; hello: the first frame; handlers: {frame(f), down(final, code)}.
    */
   constructor(url, hello, handlers) {
     this.url = url;
@@ -21,10 +21,20 @@ export class Connection {
     this.stopped = false;
     this.pingTimer = null;
     this.retryTimer = null;
+    this.heard = true; // anything from the server since the last ping
   }
 
   start() {
     this.stopped = false;
+    // back from the background or back online: try at once instead of waiting out the backoff
+    const nudge = () => {
+      if (!this.socket && !this.stopped && document.visibilityState !== "hidden") {
+        clearTimeout(this.retryTimer);
+        this.open();
+      }
+    };
+    window.addEventListener("online", nudge);
+    document.addEventListener("visibilitychange", nudge);
     this.open();
   }
 
@@ -49,12 +59,15 @@ export class Connection {
   open() {
     const socket = new WebSocket(this.url);
     this.socket = socket;
+    this.heard = true;
     socket.addEventListener("open", () => {
+      if (this.socket !== socket) return;
       socket.send(JSON.stringify(this.hello));
-      this.pingTimer = setInterval(() => this.send({ t: "ping" }), PING_MS);
-      this.handlers.up?.();
+      this.pingTimer = setInterval(() => this.ping(socket), PING_MS);
     });
     socket.addEventListener("message", (event) => {
+      if (this.socket !== socket) return;
+      this.heard = true;
       let frame;
       try {
         frame = JSON.parse(event.data);
@@ -66,16 +79,35 @@ export class Connection {
       if (frame.t === "state") this.failures = 0;
       this.handlers.frame(frame);
     });
-    socket.addEventListener("close", (event) => {
-      clearInterval(this.pingTimer);
-      if (this.socket !== socket) return;
-      this.socket = null;
-      if (FINAL_CLOSE.has(event.code)) this.stopped = true;
-      this.handlers.down?.(this.stopped, event.code);
-      if (this.stopped) return;
-      const delay = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
-      this.failures += 1;
-      this.retryTimer = setTimeout(() => this.open(), delay);
-    });
+    socket.addEventListener("close", (event) => this.lost(socket, event.code));
+  }
+
+  ping(socket) {
+    // a whole ping period without a word (not even the last ping's pong): the line is dead
+    // even if the socket has not noticed yet
+    if (!this.heard) {
+      this.lost(socket, 1006);
+      try {
+        socket.close();
+      } catch {
+        // closing a dead socket may fail: it is dropped all the same
+      }
+      return;
+    }
+    this.heard = false;
+    this.send({ t: "ping" });
+  }
+
+  lost(socket, code) {
+    if (this.socket !== socket) return;
+    clearInterval(this.pingTimer);
+    this.socket = null;
+    if (FINAL_CLOSE.has(code)) this.stopped = true;
+    this.handlers.down?.(this.stopped, code);
+    if (this.stopped) return;
+    const delay = BACKOFF_MS[Math.min(this.failures, BACKOFF_MS.length - 1)];
+    this.failures += 1;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.open(), delay);
   }
 }

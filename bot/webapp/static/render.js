@@ -112,7 +112,7 @@ function renderEnd(end, tally, t) {
   if (!end) return;
   const durak = new Set(end.durak ?? []);
   section.replaceChildren(
-    h("p", { class: "end-text" }, end.text ?? ""),
+    rich(h("p", { class: "end-text" }), end.text ?? ""),
     durak.size ? h("p", { class: "durak" }, [...durak].map((name) => h("span", { class: "durak-name" }, name))) : null,
     tally?.length ? tallyList(tally, t) : null,
   );
