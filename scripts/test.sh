@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: lint, format check, strict typing of the engine, then pytest.
-# Installs what it needs into .venv on first use. Extra arguments go to pytest.
+# Installs what it needs into .venv on first use, and a Chromium for the Mini App's browser
+# tests (scripts/_browser.sh). Extra arguments go to pytest.
 # The store tests also run on PostgreSQL: a throwaway server (scripts/_postgres.sh) runs
 # for the length of the run and is stopped at the end, however it ends.
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh" dev
+source "$root/scripts/_browser.sh"
 echo "== ruff check"; ruff check .
 echo "== ruff format --check"; ruff format --check .
 echo "== mypy --strict engine"; mypy --strict engine

@@ -1,0 +1,197 @@
+// Draws a state frame (PROTOCOL.md) into the page's fixed sections. The server decides
+// everything; the page shows what it is sent and turns taps into presses.
+
+import { cardBack, drawCard, suitIcon, tableCard } from "./cards.js";
+import { h, rich, role, show } from "./dom.js";
+import { word } from "./words.js";
+
+const HAND_ROW = 8;
+const PRIMARY = new Set(["take", "pass", "done", "transfer", "play", "join", "start", "rematch", "choose"]);
+
+/** Renders a whole state. ctx: {lang, press(pressString)}. */
+export function render(state, ctx) {
+  const t = (key) => word(ctx.lang, key, state.texts);
+  document.documentElement.lang = ctx.lang;
+  const root = role("state");
+  root.dataset.version = String(state.v);
+  root.dataset.status = state.status ?? "";
+
+  role("title").textContent = state.title ?? "";
+  const spectator = role("spectator");
+  const watching = state.you?.seat === null || state.you?.seat === undefined;
+  spectator.textContent = watching ? t("spectator") : "";
+  show(spectator, watching && state.status !== "lobby");
+
+  renderTable(state.table, t);
+  renderLobby(state.status === "lobby" ? state.lobby : null);
+  renderEnd(state.end, state.tally, t);
+  renderChoice(state.choice, ctx);
+  renderHand(state.hand, state.table?.trump_suit ?? null, t, ctx);
+  renderButtons(role("actions"), state.buttons ?? [], ctx);
+  renderLog(state.table?.recent ?? [], state.end ? null : state.tally, t);
+}
+
+function renderTable(table, t) {
+  const section = role("table");
+  show(section, Boolean(table));
+  if (!table) {
+    // nothing of an earlier table stays behind, not even hidden
+    for (const name of ["players", "stock", "trump", "discard", "pairs", "status"]) role(name).replaceChildren();
+    return;
+  }
+
+  const players = role("players");
+  players.replaceChildren(...(table.players ?? []).map((p) =>
+    h("li", {
+      class: ["player", `role-${p.role ?? "none"}`, p.acting && "acting", p.you && "you"].filter(Boolean).join(" "),
+      "data-seat": p.seat,
+    },
+    h("span", { class: "who" }, h("span", { class: "name" }, p.name ?? "")),
+    h("span", { class: "count", title: String(p.cards ?? 0) }, cardBack("mini"), h("b", {}, String(p.cards ?? 0))),
+    p.role_text ? h("span", { class: "role" }, p.role_text) : null)));
+
+  // the stock: the deck face down with the trump under it, face up
+  const stock = role("stock");
+  const count = table.stock ?? 0;
+  stock.replaceChildren(
+    count > 0 ? cardBack("pile") : h("div", { class: "card empty" }),
+    h("span", { class: "label" }, t("stock")),
+    h("b", { class: "value" }, String(count)));
+  stock.classList.toggle("out", count === 0);
+  const trump = role("trump");
+  trump.replaceChildren();
+  if (table.trump) {
+    trump.append(tableCard(table.trump, { "data-trump-card": table.trump.code }, { trump: true }));
+  } else if (table.trump_suit) {
+    trump.append(h("div", { class: `card suit-only ${/[HD]/.test(table.trump_suit) ? "red" : "black"}` },
+      suitIcon(table.trump_suit, "pip big")));
+  }
+  trump.dataset.suit = table.trump_suit ?? "";
+  trump.title = t("trump");
+  const discard = role("discard");
+  discard.replaceChildren(
+    cardBack(table.discard > 0 ? "mini" : "mini none"),
+    h("span", { class: "label" }, t("discard")),
+    h("b", { class: "value" }, String(table.discard ?? 0)));
+
+  const pairs = role("pairs");
+  pairs.replaceChildren(...(table.pairs ?? []).map((pair) =>
+    h("div", { class: pair.cover ? "pair covered" : "pair" },
+      tableCard(pair.attack, { "data-table-card": pair.attack.code }, { trump: isTrump(pair.attack, table.trump_suit) }),
+      pair.cover
+        ? tableCard(pair.cover, { "data-table-card": pair.cover.code, class: "cover" }, { trump: isTrump(pair.cover, table.trump_suit) })
+        : null)));
+  pairs.classList.toggle("empty", !(table.pairs ?? []).length);
+
+  rich(role("status"), table.status_line ?? "");
+}
+
+function isTrump(card, trumpSuit) {
+  return Boolean(trumpSuit) && card.code.slice(-1) === trumpSuit && !card.code.startsWith("X");
+}
+
+function renderLobby(lobby) {
+  const section = role("lobby");
+  show(section, Boolean(lobby));
+  if (!lobby) return;
+  const names = lobby.players ?? [];
+  section.replaceChildren(
+    lobby.rules ? h("p", { class: "rules" }, lobby.rules) : null,
+    h("ol", { class: "seated" }, names.map((name, seat) =>
+      h("li", { "data-seat": seat }, h("span", { class: "avatar" }, initial(name)), h("span", { class: "name" }, name)))),
+  );
+}
+
+function initial(name) {
+  return Array.from(String(name ?? "").trim())[0]?.toUpperCase() ?? "?";
+}
+
+function renderEnd(end, tally, t) {
+  const section = role("end");
+  show(section, Boolean(end));
+  if (!end) return;
+  const durak = new Set(end.durak ?? []);
+  section.replaceChildren(
+    rich(h("p", { class: "end-text" }), end.text ?? ""),
+    durak.size ? h("p", { class: "durak" }, [...durak].map((name) => h("span", { class: "durak-name" }, name))) : null,
+    tally?.length ? tallyList(tally, t) : null,
+  );
+}
+
+function tallyList(tally, t) {
+  return h("div", { class: "tally", "data-role": "tally" },
+    h("span", { class: "label" }, t("tally")),
+    h("ul", {}, tally.map((line) => h("li", {}, line))));
+}
+
+function renderChoice(choice, ctx) {
+  const section = role("choice");
+  show(section, Boolean(choice));
+  if (!choice) {
+    section.replaceChildren();
+    return;
+  }
+  const buttons = h("div", { class: "buttons" });
+  renderButtons(buttons, choice.buttons ?? [], ctx);
+  section.replaceChildren(rich(h("p", { class: "prompt" }), choice.prompt ?? ""), buttons);
+}
+
+function renderHand(hand, trumpSuit, t, ctx) {
+  const section = role("hand");
+  show(section, Boolean(hand));
+  if (!hand) {
+    role("cards").replaceChildren();
+    return;
+  }
+  section.classList.toggle("your-turn", Boolean(hand.your_turn));
+  const cards = hand.cards ?? [];
+  role("hand-title").textContent = `${t("hand")} · ${cards.length}`;
+  rich(role("prompt"), hand.prompt ?? "");
+  const buttons = cards.map((card) => {
+    const button = h("button", {
+      type: "button",
+      "data-card": card.code,
+      disabled: !card.press,
+      class: card.selected ? "selected" : null,
+    });
+    drawCard(button, card, { trump: card.trump ?? isTrump(card, trumpSuit) });
+    if (card.press) button.addEventListener("click", () => ctx.press(card.press));
+    return button;
+  });
+  // a hand is fanned in rows of at most HAND_ROW cards, each row as even as can be
+  const rows = Math.max(1, Math.ceil(buttons.length / HAND_ROW));
+  const perRow = Math.ceil(buttons.length / rows);
+  const container = role("cards");
+  container.replaceChildren();
+  for (let i = 0; i < buttons.length; i += perRow) {
+    const row = h("div", { class: "fan" }, buttons.slice(i, i + perRow));
+    row.style.setProperty("--n", String(Math.min(perRow, buttons.length - i)));
+    container.append(row);
+  }
+  container.dataset.count = String(cards.length);
+}
+
+function renderButtons(container, buttons, ctx) {
+  container.replaceChildren(...buttons.map((button) => {
+    const el = h("button", {
+      type: "button",
+      "data-action": button.action,
+      class: PRIMARY.has(button.action) ? "move primary" : "move",
+      disabled: !button.press,
+    }, button.label ?? button.action);
+    if (button.press) el.addEventListener("click", () => ctx.press(button.press));
+    return el;
+  }));
+  show(container, buttons.length > 0);
+}
+
+function renderLog(recent, tally, t) {
+  const section = role("log");
+  const list = role("recent");
+  list.replaceChildren(...recent.map((line) => rich(h("li"), line)));
+  role("recent-title").textContent = t("recent");
+  show(role("recent-box"), recent.length > 0);
+  const box = role("tally-box");
+  box.replaceChildren(...(tally?.length ? [tallyList(tally, t)] : []));
+  show(section, recent.length > 0 || Boolean(tally?.length));
+}

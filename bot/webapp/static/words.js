@@ -1,0 +1,49 @@
+// The page's own few words, before the server's texts arrive (and if one is missing).
+// Everything about the game itself comes from the server in the user's language.
+
+const WORDS = {
+  en: {
+    connecting: "Connecting…",
+    reconnecting: "Connection lost, reconnecting…",
+    no_table: "No table in this link",
+    no_telegram: "Open this table from Telegram",
+    too_many: "This table is open in too many windows",
+    stock: "Stock",
+    trump: "Trump",
+    discard: "Discard",
+    recent: "Recent moves",
+    tally: "Tally",
+    hand: "Your cards",
+    spectator: "You are watching",
+  },
+  ru: {
+    connecting: "Подключение…",
+    reconnecting: "Связь прервалась, подключаюсь…",
+    no_table: "В этой ссылке нет стола",
+    no_telegram: "Откройте стол из Telegram",
+    too_many: "Этот стол открыт в слишком многих окнах",
+    stock: "Колода",
+    trump: "Козырь",
+    discard: "Отбой",
+    recent: "Последние ходы",
+    tally: "Счёт",
+    hand: "Ваши карты",
+    spectator: "Вы смотрите",
+  },
+};
+
+// as the bot picks a language (bot/i18n.py): Russian for Russian and nearby languages
+const RUSSIAN_SPOKEN = new Set(["ru", "uk", "be", "kk", "ky", "tg", "uz"]);
+
+/** "ru" or "en" for a Telegram language_code such as "ru-RU", "uk" or "de". */
+export function pickLang(code) {
+  const base = String(code ?? "").toLowerCase().split(/[-_]/)[0];
+  return RUSSIAN_SPOKEN.has(base) ? "ru" : "en";
+}
+
+/** A word of the page: the server's text of that key if it sent one, else the page's own. */
+export function word(lang, key, texts = null) {
+  const sent = texts?.[key];
+  if (typeof sent === "string" && sent) return sent;
+  return (WORDS[lang] ?? WORDS.en)[key] ?? WORDS.en[key] ?? key;
+}
