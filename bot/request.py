@@ -117,6 +117,11 @@ class AiohttpRequest(BaseRequest):
             ) as response:
                 content = await response.read()
                 log.debug("HTTP %s %s -> %s", method, url, response.status)
+                if response.status >= 500 and response.content_type != "application/json":
+                    # the gateway's own error page (nginx's HTML), not an answer of the Bot
+                    # API: a network failure, tried again like a timeout (PTB would first
+                    # log the page it cannot parse as an error)
+                    raise NetworkError(f"{response.reason} ({response.status}) from the gateway")
                 return response.status, content
         except TimeoutError as exc:
             raise TimedOut from exc

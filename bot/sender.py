@@ -93,6 +93,8 @@ class _Slot:
     """The line an old copy gets when it cannot be deleted ("moved below")."""
     once: asyncio.Future[int | None] | None = None
     """A one-off message: sent once, never edited; resolved with its id (None: failed)."""
+    reply_to: int | None = None
+    """The message a one-off message answers (quoted, in the same chat)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -183,14 +185,19 @@ class Publisher:
         *,
         thread_id: int | None = None,
         priority: Priority = Priority.OWN,
+        reply_to: int | None = None,
     ) -> asyncio.Future[int | None]:
-        """Send a one-off message (an end of game, a notice) with the same pacing and
-        retries as the slots; the future gives its id, or None if it could not be sent."""
+        """Send a one-off message (an end of game, a notice, the answer to a command) with
+        the same pacing and retries as the slots; ``reply_to`` quotes the message it
+        answers. The future gives its id, or None if it could not be sent."""
         future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
         key = ("once", next(self._once))
-        chat_id = self._moved.get(chat_id, chat_id)
+        moved = self._moved.get(chat_id)
+        if moved is not None:
+            chat_id, reply_to = moved, None  # the message answered stayed in the old group
         slot = _Slot(key, chat_id, thread_id, None, wanted=content, priority=priority)
         slot.once = future
+        slot.reply_to = reply_to
         slot.retired = True
         self._slots[key] = slot
         if self._closed:
@@ -476,6 +483,8 @@ class Publisher:
             params["message_id"] = message_id
         if thread_id is not None:
             params["message_thread_id"] = thread_id
+        if slot.reply_to is not None and message_id is None:
+            params["reply_parameters"] = {"message_id": slot.reply_to}
         with paced(slot.priority, retry=False, prepaid=True):
             return await self._bot._post(method, params, read_timeout=self._timeout)
 
@@ -514,6 +523,7 @@ class Publisher:
             slot.chat_id = new
             slot.message_id = None
             slot.thread_id = None
+            slot.reply_to = None
             if slot.wanted is None:
                 slot.wanted = slot.sent
             slot.sent = None

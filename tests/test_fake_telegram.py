@@ -752,6 +752,38 @@ async def test_forced_429_comes_before_a_fault(server: FakeTelegramServer, bot: 
     assert not Faults().may_fault("getUpdates")
 
 
+async def test_a_forced_fault_meets_only_the_calls_it_names(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    ann = await started_user(server, "Ann")
+    bob = await started_user(server, "Bob")
+    server.force_fault("reset", 2, chat=ann.id, method="sendMessage")
+    server.force_fault("error")
+    await bot.get_updates(timeout=0)  # getUpdates is never named by a fault without methods
+    with pytest.raises(NetworkError, match="Bad Gateway"):
+        await bot.send_message(bob.id, "the fault for any call")
+    await bot.send_message(bob.id, "through")
+    for _ in range(2):
+        with pytest.raises(NetworkError):
+            await bot.send_message(ann.id, "reset")
+    await bot.send_message(ann.id, "through")
+    assert [(c.chat_id, c.fault) for c in server.calls_to("sendMessage")] == [
+        (bob.id, "error"),
+        (bob.id, None),
+        (ann.id, "reset"),
+        (ann.id, "reset"),
+        (ann.id, None),
+    ]
+    assert [m.text for m in server.bot_messages(ann.id)] == ["through"]
+    server.force_fault("timeout", applied=True, method="sendMessage")
+    server.set_faults(Faults(timeout=1.0, applied=0.0, hang=0.05))  # the forced one first
+    with pytest.raises(NetworkError):
+        await bot.send_message(ann.id, "carried out, the answer lost")
+    assert [m.text for m in server.bot_messages(ann.id)][-1] == "carried out, the answer lost"
+    with pytest.raises(ValueError):
+        server.force_fault("flood")
+
+
 # ---- old messages ------------------------------------------------------------------------
 
 

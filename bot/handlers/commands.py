@@ -20,13 +20,13 @@ from bot import render as r
 from bot.handlers.common import (
     anonymous_admin,
     answer,
-    as_markup,
     chat_lang,
     default_rules,
     is_admin,
     lang_here,
     presenter_of,
     remember,
+    reply,
     say,
     user_lang,
 )
@@ -54,11 +54,11 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         titles = {
             row.chat_id: await presenter.title(row.chat_id) for row in rows if row.chat_id < 0
         }
-        await message.reply_html(r.render_player_stats(rows, titles, lang, solo=chat.id))
+        reply(rt, message, r.render_player_stats(rows, titles, lang, solo=chat.id), html=True)
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)
-    await message.reply_html(r.render_stats(rows, lang, chat.title or ""))
+    reply(rt, message, r.render_stats(rows, lang, chat.title or ""), html=True)
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -72,13 +72,13 @@ async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         lang = await user_lang(rt, update.effective_user)
         live = await rt.tables.open_table(chat.id, None)
         rules = live.rules if live is not None else rt.settings.default_rules
-        await message.reply_html(r.render_rules(rules, lang))
+        reply(rt, message, r.render_rules(rules, lang), html=True)
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     thread = message.message_thread_id if message.is_topic_message else None
     live = await rt.tables.open_table(chat.id, thread)
     rules = live.rules if live is not None else await default_rules(rt, chat.id)
-    await message.reply_html(r.render_rules(rules, lang))
+    reply(rt, message, r.render_rules(rules, lang), html=True)
 
 
 async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -89,7 +89,7 @@ async def cmd_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     private = chat.type == ChatType.PRIVATE
     lang = await lang_here(rt, update, chat)
-    await message.reply_html(r.render_help(lang, "private" if private else "group"))
+    reply(rt, message, r.render_help(lang, "private" if private else "group"), html=True)
 
 
 async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -100,10 +100,10 @@ async def cmd_lang(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = await lang_here(rt, update, chat)
     if chat.type != ChatType.PRIVATE and not await may_set_group_lang(context, chat.id, update):
-        await message.reply_text(tr(lang, "lang.not_allowed"))
+        reply(rt, message, tr(lang, "lang.not_allowed"))
         return
-    text, markup = as_markup(r.render_lang_picker(lang, rt.codec))
-    await message.reply_html(text, reply_markup=markup)
+    picker = r.render_lang_picker(lang, rt.codec)
+    reply(rt, message, picker.text, keyboard=picker.keyboard, html=True)
 
 
 async def may_set_group_lang(
@@ -166,8 +166,8 @@ async def cmd_private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     keyboard = None
     if rt.bot_username:
         link = r.Button.link(tr(lang, "lobby.btn.open_bot"), f"https://t.me/{rt.bot_username}")
-        keyboard = r.to_markup(r.Keyboard.of([[link]]))
-    await message.reply_text(say(lang, "private_only"), reply_markup=keyboard)
+        keyboard = r.Keyboard.of([[link]])
+    reply(rt, message, say(lang, "private_only"), keyboard=keyboard)
 
 
 async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -175,7 +175,7 @@ async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     rt = runtime(context)
     if update.effective_message is not None:
         lang = await user_lang(rt, update.effective_user)
-        await update.effective_message.reply_text(say(lang, "group_only"))
+        reply(rt, update.effective_message, say(lang, "group_only"))
 
 
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -199,20 +199,20 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 if live.row.status == TableStatus.PLAYING:
                     presenter_of(context).back(live, user.id)  # back from a blocked chat
                 else:
-                    await message.reply_text(say(lang, "already_seated"))
+                    reply(rt, message, say(lang, "already_seated"))
                 return
             if live is not None:
                 async with live.lock:
                     try:
                         await rt.tables.join(live, Seat.human(user.id, known.name))
                     except Refused as exc:
-                        await message.reply_text(say(lang, exc.reason, **exc.params))
+                        reply(rt, message, say(lang, exc.reason, **exc.params))
                         if exc.reason != "already_seated":
                             return
                 await presenter_of(context).redraw(live, [])
-                await message.reply_text(say(lang, "joined"))
+                reply(rt, message, say(lang, "joined"))
                 return
     for live in rt.tables.playing_at(user.id):
         presenter_of(context).back(live, user.id)  # his cards, if a game waited for him
-    text, markup = as_markup(r.render_start(lang, rt.bot_username))
-    await message.reply_html(text, reply_markup=markup)
+    welcome = r.render_start(lang, rt.bot_username)
+    reply(rt, message, welcome.text, keyboard=welcome.keyboard, html=True)

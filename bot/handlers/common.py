@@ -10,7 +10,6 @@ import logging
 from telegram import (
     CallbackQuery,
     Chat,
-    InlineKeyboardMarkup,
     Message,
     Update,
     User,
@@ -27,6 +26,7 @@ from bot import tgerrors
 from bot.i18n import Lang, pick_lang, tr
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
+from bot.sender import Content
 from bot.store import ChatRow, UserRow
 from bot.tables import Live, Refused
 from engine import Rules
@@ -199,6 +199,27 @@ async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool =
             await asyncio.sleep(0.2 * (attempt + 1))
 
 
+def reply(
+    rt: Runtime,
+    message: Message,
+    text: str,
+    *,
+    keyboard: r.Keyboard | None = None,
+    html: bool = False,
+) -> None:
+    """Answer a command where it was sent (in its topic; in a group, quoting it). The
+    answer goes through the publisher like every other message of the bot: paced in its
+    chat, and tried again after a network failure, so it is never lost to one. ``text`` is
+    plain unless ``html``."""
+    chat = message.chat
+    rt.out.post(
+        chat.id,
+        Content(text if html else r.esc(text), keyboard),
+        thread_id=message.message_thread_id if message.is_topic_message else None,
+        reply_to=message.message_id if chat.type != ChatType.PRIVATE else None,
+    )
+
+
 def answer_soon(context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery) -> None:
     """Answer a press without making the redraw that follows wait for it."""
     context.application.create_task(answer(query), name="answer")
@@ -212,10 +233,6 @@ def is_stray(rt: Runtime, query: CallbackQuery, shown: int | None) -> bool:
         return False
     rt.out.strip(message.chat.id, message.message_id)
     return True
-
-
-def as_markup(screen: r.Screen) -> tuple[str, InlineKeyboardMarkup | None]:
-    return screen.text, r.to_markup(screen.keyboard)
 
 
 async def default_rules(rt: Runtime, chat_id: int, fallback: Rules | None = None) -> Rules:
@@ -244,7 +261,7 @@ async def group_table(
     lang = await chat_lang(rt, chat.id, user)
     live = await rt.tables.open_table(chat.id, thread)
     if live is None:
-        await message.reply_text(say(lang, "no_table"))
+        reply(rt, message, say(lang, "no_table"))
         return None
     return message, user, lang, live
 

@@ -22,6 +22,7 @@ from bot.handlers.common import (
     is_stray,
     presenter_of,
     remember,
+    reply,
     say,
     user_lang,
 )
@@ -64,7 +65,7 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     for live in tables:
         presenter_of(context).back(live, user.id)
     if not tables:
-        await message.reply_text(say(await user_lang(rt, user), "no_game"))
+        reply(rt, message, say(await user_lang(rt, user), "no_game"))
 
 
 async def hand_button(

@@ -28,6 +28,7 @@ from bot.handlers.common import (
     may_manage,
     presenter_of,
     remember,
+    reply,
     say,
     set_option,
 )
@@ -93,7 +94,7 @@ async def cmd_leave(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 return
             await rt.tables.leave_lobby(live, user.id)
         except Refused as exc:
-            await message.reply_text(say(lang, exc.reason, **exc.params))
+            reply(rt, message, say(lang, exc.reason, **exc.params))
             return
     await presenter_of(context).redraw(live, [])
 
@@ -107,14 +108,14 @@ async def cmd_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     message, user, lang, live = found
     anonymous = anonymous_admin(message, live.row.chat_id)
     if not await may_manage(context, live, user.id, message):
-        await message.reply_text(say(lang, "not_allowed"))
+        reply(rt, message, say(lang, "not_allowed"))
         return
     async with live.lock:
         lobby = live.row.status == TableStatus.LOBBY
         try:
             await rt.tables.cancel(live)
         except Refused as exc:
-            await message.reply_text(say(lang, exc.reason, **exc.params))
+            reply(rt, message, say(lang, exc.reason, **exc.params))
             return
     by = None if anonymous else display_name(user)
     await presenter_of(context).cancelled(live, by, lobby=lobby)

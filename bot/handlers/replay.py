@@ -21,7 +21,7 @@ from telegram.ext import ContextTypes
 from bot import callbacks as cb
 from bot import render as r
 from bot.coach import Coach
-from bot.handlers.common import answer, remember, say, user_lang
+from bot.handlers.common import answer, remember, reply, say, user_lang
 from bot.i18n import Lang
 from bot.presenter import Presenter, players_of
 from bot.replay import Replay, ReplayError, load_replay
@@ -272,10 +272,10 @@ async def cmd_replay(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     lang = await user_lang(rt, user)
     history = await rt.store.player_history(user.id, limit=1)
     if not history:
-        await message.reply_text(say(lang, "replay_none"))
+        reply(rt, message, say(lang, "replay_none"))
         return
     last = history[0]
     try:
         await open_replay(rt, user, *await _load(rt, last.table_id, last.game_no, user), lang)
     except Refused as exc:
-        await message.reply_text(say(lang, exc.reason))
+        reply(rt, message, say(lang, exc.reason))

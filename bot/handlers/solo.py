@@ -19,6 +19,7 @@ from bot.handlers.common import (
     default_rules,
     presenter_of,
     remember,
+    reply,
     say,
     set_option,
     user_lang,
@@ -147,7 +148,7 @@ async def solo_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Live
         return None
     live = await rt.tables.open_table(user.id, None)
     if live is None:
-        await message.reply_text(say(await user_lang(rt, user), "no_solo"))
+        reply(rt, message, say(await user_lang(rt, user), "no_solo"))
     return live
 
 
@@ -171,7 +172,7 @@ async def cmd_solo_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
                 await rt.tables.cancel(live)
                 events = None
         except Refused as exc:
-            await message.reply_text(say(await user_lang(rt, user), exc.reason, **exc.params))
+            reply(rt, message, say(await user_lang(rt, user), exc.reason, **exc.params))
             return
     if events is not None:
         await presenter.after_action(live, events, surrendered_by=user.id)

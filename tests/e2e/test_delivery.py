@@ -5,13 +5,16 @@ messages. The real bot against the fake server, as players see it."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from pathlib import Path
 
-from fake_telegram import FakeTelegramServer, FakeUser, Faults, Limits
+import pytest
+from fake_telegram import FakeChat, FakeTelegramServer, FakeUser, Faults, Limits
 
 from bot.config import Settings
+from bot.i18n import tr
 from engine import Game, Rules
 
 from .harness import (
@@ -283,3 +286,45 @@ async def test_a_game_at_telegram_s_limits_never_draws_a_429(tmp_path: Path) -> 
             assert stored(db, table.table_id).moves >= 12
         assert tg.rate_limited == [], "Telegram's limits are never hit"
         assert_no_hand_card_in_group(tg, table.group, replay_games(db))
+
+
+async def test_command_replies_survive_a_network_fault_on_their_first_try(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every first try of every reply meets a fault (a reset, a 502, a timeout): each
+    reply arrives once all the same, and nothing is logged as an error."""
+    caplog.set_level(logging.INFO)
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        ann = table.users[0]
+        # the default timeout: an answer slowed by a busy machine is no fault to retry
+        settings = settings_for(tg, db, default_language="en")
+        async with bot_running(tg, db, settings=settings):
+            kinds = ["reset", "error", "timeout"]
+
+            async def answered(chat: FakeChat, command: str, wanted: str) -> None:
+                kind = kinds[len(tg.faulted) % len(kinds)]
+                faulted = len(tg.faulted)
+                tg.force_fault(kind, chat=chat, method="sendMessage")
+                asked = await tg.send_command(ann, chat, command)
+                reply = await tg.wait_for_message(
+                    chat, lambda m: m.message_id > asked.message_id, timeout=10
+                )
+                await tg.settle(quiet=0.3, timeout=10)
+                assert len(tg.faulted) == faulted + 1, f"the first try of /{command} faulted"
+                replies = [m for m in tg.bot_messages(chat) if m.message_id > asked.message_id]
+                assert replies == [reply], f"/{command} answered once"
+                assert wanted in reply.plain_text, reply.plain_text
+                if chat.is_group:
+                    assert reply.reply_to == asked.message_id, "a group reply quotes"
+
+            private = tg.private_chat(ann)
+            await answered(private, "start", "/newgame")
+            await answered(private, "help", "/newgame")
+            await answered(private, "stats", "")
+            await answered(table.group, "stats", tr("en", "stats.empty"))
+            await answered(table.group, "help", "/newgame")
+        assert not tg.internal_errors
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == []

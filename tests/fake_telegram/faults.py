@@ -14,7 +14,8 @@ raises as ``telegram.error.NetworkError`` (``TimedOut`` for the first):
 ``Faults`` holds the rates; the server draws for every call that may fault (getUpdates
 only when named in ``methods``) from one ``random.Random(seed)``, so the same sequence of
 calls meets the same faults. Faults are drawn before flood control; a forced 429
-(``force_429``) comes first.
+(``force_429``) comes first. ``force`` serves a fault on demand to the next matching calls,
+before any drawn by the rates.
 """
 
 from __future__ import annotations
@@ -94,24 +95,75 @@ class Fault:
     applied: bool
 
 
+@dataclass
+class ForcedFault:
+    """A pending fault on demand: the next ``remaining`` matching calls meet it."""
+
+    remaining: int
+    fault: Fault
+    chat_id: int | str | None = None
+    method: str | None = None
+
+    def matches(self, method: str, chat_id: object) -> bool:
+        """Whether a call of ``method`` to ``chat_id`` is one of those to fault (without
+        ``method``: any but getUpdates)."""
+        if self.method is None:
+            if method.lower() == "getupdates":
+                return False
+        elif self.method.lower() != method.lower():
+            return False
+        return self.chat_id is None or str(self.chat_id) == str(chat_id)
+
+
 class FaultInjector:
-    """Draws faults for calls from one seeded random stream."""
+    """Draws faults for calls from one seeded random stream; serves forced ones first."""
 
     def __init__(self, faults: Faults | None = None) -> None:
         self.faults = faults or Faults()
         self._random = random.Random(self.faults.seed)
+        self._forced: list[ForcedFault] = []
+
+    def force(
+        self,
+        kind: str,
+        times: int = 1,
+        *,
+        applied: bool = False,
+        chat_id: int | str | None = None,
+        method: str | None = None,
+    ) -> None:
+        """Serve fault ``kind`` to the next ``times`` matching calls (``applied``: a
+        timeout or reset is carried out first; a gateway error never is)."""
+        if kind not in (TIMEOUT, RESET, ERROR):
+            raise ValueError(f"unknown fault {kind!r}")
+        if times < 1:
+            raise ValueError("times must be at least 1")
+        fault = Fault(kind, applied=applied and kind != ERROR)
+        self._forced.append(ForcedFault(times, fault, chat_id, method))
+
+    @property
+    def forced_pending(self) -> int:
+        """How many forced faults are still to be served."""
+        return sum(forced.remaining for forced in self._forced)
 
     def set_faults(self, faults: Faults | None) -> None:
         """Install new rates and restart the random stream from their seed."""
         self.faults = faults or Faults()
         self._random = random.Random(self.faults.seed)
 
-    def draw(self, method: str) -> Fault | None:
-        """The fault for one call of ``method``, or None.
+    def draw(self, method: str, chat_id: object = None) -> Fault | None:
+        """The fault for one call of ``method`` (to ``chat_id``), or None: a forced one
+        if it matches, else one drawn by the rates.
 
         Calls that cannot fault draw nothing, so a varying number of long polls does not
         shift the faults the other calls meet.
         """
+        for forced in self._forced:
+            if forced.matches(method, chat_id):
+                forced.remaining -= 1
+                if forced.remaining <= 0:
+                    self._forced.remove(forced)
+                return forced.fault
         faults = self.faults
         if not faults.active or not faults.may_fault(method):
             return None

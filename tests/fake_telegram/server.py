@@ -194,6 +194,22 @@ class FakeTelegramServer(Simulation, Inspection):
         chat_id = chat.id if isinstance(chat, FakeChat) else chat
         self.limiter.force(times, retry_after, chat_id=chat_id, method=method)
 
+    def force_fault(
+        self,
+        kind: str = RESET,
+        times: int = 1,
+        *,
+        applied: bool = False,
+        chat: ChatRef | str | None = None,
+        method: str | None = None,
+    ) -> None:
+        """Let the next ``times`` calls (to ``chat``, of ``method``) meet network fault
+        ``kind`` ("timeout", "reset" or "error"), whatever the rates; ``applied``: a
+        timeout or reset is carried out first. Without ``method`` any method but
+        getUpdates matches."""
+        chat_id = chat.id if isinstance(chat, FakeChat) else chat
+        self.injector.force(kind, times, applied=applied, chat_id=chat_id, method=method)
+
     def drop_pending_updates(self) -> int:
         """Forget the updates the bot has not fetched yet; return how many there were."""
         count = len(self.world.queue.pending)
@@ -250,7 +266,7 @@ class FakeTelegramServer(Simulation, Inspection):
             self.world.notifier.notify()
         try:
             self.api.take_forced(method, params)
-            fault = self.injector.draw(method)
+            fault = self.injector.draw(method, params.get("chat_id"))
             if fault is not None:
                 return await self._serve_fault(request, call, fault)
             result = await self.api.run(method, params)
