@@ -484,7 +484,12 @@ class Publisher:
         if thread_id is not None:
             params["message_thread_id"] = thread_id
         if slot.reply_to is not None and message_id is None:
-            params["reply_parameters"] = {"message_id": slot.reply_to}
+            # a command deleted before its answer (by a cleaner bot, an admin) would make
+            # Telegram refuse the answer: it goes out unquoted instead
+            params["reply_parameters"] = {
+                "message_id": slot.reply_to,
+                "allow_sending_without_reply": True,
+            }
         with paced(slot.priority, retry=False, prepaid=True):
             return await self._bot._post(method, params, read_timeout=self._timeout)
 

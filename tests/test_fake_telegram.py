@@ -35,6 +35,7 @@ from telegram import (
     BotCommandScopeChat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    ReplyParameters,
     Update,
 )
 from telegram.error import (
@@ -859,6 +860,25 @@ async def test_forum_topics(server: FakeTelegramServer) -> None:
     topic_created = Update.de_json(server.updates[0], app.bot).message
     assert topic_created is not None and topic_created.forum_topic_created is not None
     assert topic_created.forum_topic_created.name == "Durak"
+
+
+async def test_a_reply_to_a_deleted_message(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob, cid = await server.create_users("Ann", "Bob", "Cid")
+    group = await server.create_supergroup("G", members=[bob, cid], creator=ann)
+    asked = await server.send_text(bob, group, "/rules")
+    with pytest.raises(ValueError):
+        await server.delete_message(group, asked, by=cid)  # a member, not its author
+    await server.delete_message(group, asked, by=ann)  # an admin may
+    updates = len(server.world.queue.pending)
+    with pytest.raises(BadRequest, match="Message to be replied not found"):
+        await bot.send_message(group.id, "quoting", reply_to_message_id=asked.message_id)
+    sent = await bot.send_message(
+        group.id,
+        "unquoted",
+        reply_parameters=ReplyParameters(asked.message_id, allow_sending_without_reply=True),
+    )
+    assert sent.reply_to_message is None
+    assert len(server.world.queue.pending) == updates, "no update tells of a deletion"
 
 
 async def test_admins_members_pins_and_leaving(server: FakeTelegramServer, bot: Bot) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 from fake_telegram import FakeMessage, FakeTelegramServer, Limits
@@ -166,3 +167,27 @@ async def test_group_help_lists_leave_and_a_cancelled_lobby_says_so(tmp_path: Pa
             )
             rules = (await table.command(0, "rules")).plain_text
             assert "✳️" not in rules and "differs" not in rules, "no mark, no explanation"
+
+
+async def test_a_command_deleted_before_its_answer_still_gets_one(tmp_path: Path) -> None:
+    """A cleaner bot or an admin deletes the command at once: the answer, which can no
+    longer quote it, goes out all the same, in the chat and topic it was sent in."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2, forum=True)
+        ann = table.users[0]
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.start_bots()
+            for thread in (table.thread_id, None):
+                asked = await tg.send_command(ann, table.group, "rules", thread_id=thread)
+                await tg.delete_message(table.group, asked, by=ann)  # before the bot polls
+                answer = await tg.wait_for_message(
+                    table.group, lambda m, a=asked: m.message_id > a.message_id, timeout=10
+                )
+                assert answer.thread_id == thread and answer.reply_to is None
+                assert re.sub("<.*?>", "", tr("en", "rules.title")) in answer.plain_text
+            # a command still there is quoted, as before
+            kept = await table.command(0, "help")
+            assert kept.reply_to is not None
+        refused = [c for c in tg.calls_to("sendMessage") if not c.ok]
+        assert refused == [], [c.description for c in refused]

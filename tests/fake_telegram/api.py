@@ -530,6 +530,10 @@ class BotApi:
         if isinstance(reply, dict) and reply.get("message_id") is not None:
             target = chat.messages.get(_as_int(reply["message_id"]) or 0)
             if target is None or target.deleted:
+                # ReplyParameters.allow_sending_without_reply: "Pass True if the message
+                # should be sent even if the specified message to be replied to is not
+                # found" (core.telegram.org/bots/api#replyparameters); without it Telegram
+                # answers "Bad Request: message to be replied not found"
                 if not (
                     reply.get("allow_sending_without_reply")
                     or p.flag("allow_sending_without_reply")

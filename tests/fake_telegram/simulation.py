@@ -330,6 +330,24 @@ class Simulation:
         self._deliver(message, addressed=self._addressed(text, target))
         return message
 
+    async def delete_message(
+        self, chat: ChatRef, message: FakeMessage | int, *, by: UserRef | None = None
+    ) -> FakeMessage:
+        """A user deletes a message (by default its author; an admin may delete anyone's).
+        Telegram tells the bot nothing: its later replies to it find no message."""
+        place = self.world.chat(chat)
+        message_id = message.message_id if isinstance(message, FakeMessage) else message
+        target = place.messages.get(message_id)
+        if target is None or target.deleted:
+            raise KeyError(f"no message {message_id} in chat {place.id}")
+        person = self.world.user(by) if by is not None else target.sender
+        own = person is target.sender or (place.type == PRIVATE and place.user is person)
+        if not own and place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+            raise ValueError(f"{person.first_name} may not delete message {message_id}")
+        target.deleted = True
+        self.world.notifier.notify()
+        return target
+
     def _anonymous_bot(self) -> FakeUser:
         """GroupAnonymousBot, the sender Telegram shows for an anonymous admin's posts."""
         found = self.world.users.get(ANONYMOUS_ADMIN_ID)
