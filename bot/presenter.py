@@ -685,6 +685,19 @@ class Presenter:
             )
             self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
 
+    async def on_topic_gone(self, chat_id: int, thread_id: int) -> None:
+        """A forum topic with a table in it was deleted, its messages with it: the table
+        moves to the group's general chat for good, saying why there, and the game goes
+        on (the publisher draws it there once this returns)."""
+        moved = await self._rt.tables.leave_topic(chat_id, thread_id)
+        for live in moved:
+            log.info("table %s: its topic %s was deleted", live.table_id, thread_id)
+        if not moved:
+            return
+        lang = await self._group_lang(moved[0])
+        # said before the table is drawn again below it
+        await self._rt.out.post(chat_id, Content(tr(lang, "table.topic_gone")))
+
     async def on_migrated(self, old_chat_id: int, new_chat_id: int) -> None:
         """A group became a supergroup: its tables and tallies move with it. The old
         group's messages stay behind; the publisher draws each table anew in the

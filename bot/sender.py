@@ -15,6 +15,8 @@ Telegram's troubles are handled here, where the wanted content is known:
 * "message is not modified" is success; a message that is gone is sent anew;
 * a group upgraded to a supergroup moves every slot of it to the new chat, which is drawn
   at once (one-off messages too);
+* a forum topic that was deleted moves every slot of it to the group's general chat, for
+  good, drawn there at once; a topic closed to the bot only refuses new messages;
 * a message that must move to the bottom (a notification) is sent anew and the old copy
   deleted; where Telegram refuses the delete (older than 48 hours) the old copy loses its
   buttons and says where the message went;
@@ -113,6 +115,7 @@ class Publisher:
         timeout: float = 2.0,
         on_blocked: Callable[[int], Awaitable[None]] | None = None,
         on_migrated: Callable[[int, int], Awaitable[None]] | None = None,
+        on_topic_gone: Callable[[int, int], Awaitable[None]] | None = None,
         backoff: tuple[float, float] = (0.25, 10.0),
         seed: int | None = None,
     ) -> None:
@@ -122,12 +125,15 @@ class Publisher:
         self._timeout = timeout
         self._on_blocked = on_blocked
         self._on_migrated = on_migrated
+        self._on_topic_gone = on_topic_gone
         self._backoff = backoff
         self._rng = random.Random(seed)
         self._slots: dict[Hashable, _Slot] = {}
         self._moved: dict[int, int] = {}
         """Groups that became supergroups: old chat id -> new chat id."""
         self._migrating: dict[int, asyncio.Task[None]] = {}
+        self._topics_gone: dict[tuple[int, int], asyncio.Task[None]] = {}
+        """Deleted forum topics (chat id, thread id): their slots went to the general chat."""
         self._cleanups: set[asyncio.Task[None]] = set()
         self._once = itertools.count()
         self._closed = False
@@ -159,6 +165,7 @@ class Publisher:
         never held back. ``priority`` orders the slot among the chat's other requests.
         """
         chat_id = self._moved.get(chat_id, chat_id)
+        thread_id = self._thread(chat_id, thread_id)
         slot = self._slots.get(key)
         if slot is None or slot.chat_id != chat_id:
             slot = self._slots[key] = _Slot(key, chat_id, thread_id, message_id)
@@ -195,6 +202,7 @@ class Publisher:
         moved = self._moved.get(chat_id)
         if moved is not None:
             chat_id, reply_to = moved, None  # the message answered stayed in the old group
+        thread_id = self._thread(chat_id, thread_id)
         slot = _Slot(key, chat_id, thread_id, None, wanted=content, priority=priority)
         slot.once = future
         slot.reply_to = reply_to
@@ -260,6 +268,7 @@ class Publisher:
             ]
             busy += [t for t in self._cleanups if not t.done()]
             busy += [t for t in self._migrating.values() if not t.done()]
+            busy += [t for t in self._topics_gone.values() if not t.done()]
             if not busy:
                 return
             await asyncio.wait(busy, timeout=max(0.0, deadline - time.monotonic()))
@@ -398,7 +407,13 @@ class Publisher:
         except TelegramError as exc:
             if tgerrors.is_transient(exc) or isinstance(exc, RetryAfter | ChatMigrated):
                 raise
-            log.warning("chat %s: message refused: %s", slot.chat_id, exc)
+            if tgerrors.is_thread_gone(exc) and slot.thread_id is not None:
+                self._again(slot, content, fresh)  # drawn anew in the general chat
+                await self.topic_gone(slot.chat_id, slot.thread_id)
+                return
+            # a closed topic is the group's choice, not a fault: its messages stay edited
+            level = logging.INFO if tgerrors.is_topic_closed(exc) else logging.WARNING
+            log.log(level, "chat %s: message refused: %s", slot.chat_id, exc)
             return
         if not isinstance(message, dict):
             return
@@ -523,18 +538,52 @@ class Publisher:
         old messages: each is sent anew there)."""
         self._moved[old] = new
         for slot in list(self._slots.values()):
-            if slot.chat_id != old:
-                continue
-            slot.chat_id = new
-            slot.message_id = None
-            slot.thread_id = None
-            slot.reply_to = None
-            if slot.wanted is None:
-                slot.wanted = slot.sent
-            slot.sent = None
-            slot.fresh = False
-            if slot.wanted is not None:
-                self._start(slot)
+            if slot.chat_id == old:
+                slot.chat_id = new
+                self._send_anew(slot)
+
+    def _send_anew(self, slot: _Slot) -> None:
+        """The slot's message is out of reach (another chat, a deleted topic): it shows
+        what it last showed, or what it waits to show, in a new message outside any
+        topic."""
+        slot.message_id = None
+        slot.thread_id = None
+        slot.reply_to = None
+        if slot.wanted is None:
+            slot.wanted = slot.sent
+        slot.sent = None
+        slot.fresh = False
+        if slot.wanted is not None:
+            self._start(slot)
+
+    def _thread(self, chat_id: int, thread_id: int | None) -> int | None:
+        """Where to send in a chat: outside any topic instead of in one that is gone."""
+        if thread_id is not None and (chat_id, thread_id) in self._topics_gone:
+            return None
+        return thread_id
+
+    async def topic_gone(self, chat_id: int, thread_id: int) -> None:
+        """A forum topic is gone (Telegram refused a message there: "message thread not
+        found"), and every message in it: the owner of its tables is told once, then its
+        slots move to the group's general chat, for good, and are drawn there at once."""
+        key = (chat_id, thread_id)
+        task = self._topics_gone.get(key)
+        if task is None:
+            task = self._topics_gone[key] = asyncio.get_running_loop().create_task(
+                self._tell_topic_gone(chat_id, thread_id), name=f"topic gone {key}"
+            )
+        await asyncio.shield(task)
+
+    async def _tell_topic_gone(self, chat_id: int, thread_id: int) -> None:
+        log.info("chat %s: topic %s is gone: its messages move out of it", chat_id, thread_id)
+        if self._on_topic_gone is not None:
+            try:
+                await self._on_topic_gone(chat_id, thread_id)
+            except Exception:
+                log.exception("chat %s: moving out of topic %s failed", chat_id, thread_id)
+        for slot in list(self._slots.values()):
+            if slot.chat_id == chat_id and slot.thread_id == thread_id:
+                self._send_anew(slot)
 
     async def _blocked(self, chat_id: int) -> None:
         log.info("chat %s: the user blocked the bot or never started it", chat_id)

@@ -458,6 +458,17 @@ class TableService:
         if kwargs:
             await self._store.set_messages(live.table_id, **kwargs)
 
+    async def leave_topic(self, chat_id: int, thread_id: int) -> list[Live]:
+        """A forum topic was deleted: its tables move to the group's general chat for good
+        (their messages went with the topic). The tables in memory that moved."""
+        await self._store.leave_topic(chat_id, thread_id)
+        moved = []
+        for live in self._tables.values():
+            if live.row.chat_id == chat_id and live.row.thread_id == thread_id:
+                live.row = _replace_row(live.row, thread_id=None, group_message_id=None)
+                moved.append(live)
+        return moved
+
     def playing_at(self, user_id: int) -> list[Live]:
         """The running tables in memory where ``user_id`` has a seat."""
         return [

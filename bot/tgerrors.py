@@ -14,10 +14,14 @@ from telegram.error import BadRequest, NetworkError
 
 __all__ = [
     "GONE",
+    "THREAD_GONE",
+    "TOPIC_CLOSED",
     "UNDELETABLE",
     "describe",
     "is_gone",
     "is_not_modified",
+    "is_thread_gone",
+    "is_topic_closed",
     "is_transient",
     "is_undeletable",
 ]
@@ -44,6 +48,15 @@ UNDELETABLE: Final = frozenset(
 """Telegram refuses the delete: a bot may delete only messages sent less than 48 h ago."""
 
 
+THREAD_GONE: Final = "message thread not found"
+"""A send into a forum topic that does not exist (any more): an admin deleted it, and every
+message in it with it."""
+
+TOPIC_CLOSED: Final = "topic_closed"
+"""A send into a closed forum topic (or a closed General topic): only members who manage
+topics, and a topic's creator, may post there. Its messages can still be edited."""
+
+
 def describe(exc: BaseException) -> str:
     """Telegram's description in the form it is compared in: lower case, no prefix."""
     text = str(exc).strip().lower()
@@ -58,6 +71,16 @@ def is_not_modified(exc: BaseException) -> bool:
 def is_gone(exc: BaseException) -> bool:
     """The message to edit or delete does not exist (any more)."""
     return isinstance(exc, BadRequest) and describe(exc) in GONE
+
+
+def is_thread_gone(exc: BaseException) -> bool:
+    """The forum topic a message was sent to is gone (deleted)."""
+    return isinstance(exc, BadRequest) and describe(exc) == THREAD_GONE
+
+
+def is_topic_closed(exc: BaseException) -> bool:
+    """The forum topic a message was sent to is closed to the bot."""
+    return isinstance(exc, BadRequest) and describe(exc) == TOPIC_CLOSED
 
 
 def is_undeletable(exc: BaseException) -> bool:

@@ -862,6 +862,50 @@ async def test_forum_topics(server: FakeTelegramServer) -> None:
     assert topic_created.forum_topic_created.name == "Durak"
 
 
+async def test_closed_and_deleted_forum_topics(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob = await server.create_users("Ann", "Bob")
+    forum = await server.create_supergroup("Club", forum=True, members=[bob], creator=ann)
+    topic = await server.create_topic(forum, "Durak", by=ann)
+    own = await server.create_topic(forum, "The bot's own")  # created by the bot
+    sent = await bot.send_message(forum.id, "table", message_thread_id=topic)
+    with pytest.raises(ValueError):
+        await server.close_topic(forum, topic, by=bob)  # neither an admin nor its creator
+    await server.close_topic(forum, topic, by=ann)
+    await server.close_topic(forum, own, by=ann)
+    closed = Update.de_json(server.updates[-1], bot).message
+    assert closed is not None and closed.forum_topic_closed is not None
+    with pytest.raises(BadRequest, match="Topic_closed"):
+        await bot.send_message(forum.id, "new", message_thread_id=topic)
+    await bot.edit_message_text("edited in place", forum.id, sent.message_id)
+    await bot.send_message(forum.id, "its creator may", message_thread_id=own)
+    with pytest.raises(ValueError):
+        await server.send_text(bob, forum, "a member may not", thread_id=topic)
+    await server.send_text(ann, forum, "an admin may", thread_id=topic)
+    await server.set_bot_admin(forum, by=ann)
+    await bot.send_message(forum.id, "an admin bot may", message_thread_id=topic)
+    await server.set_bot_admin(forum, False, by=ann)
+    await server.reopen_topic(forum, topic, by=ann)
+    await bot.send_message(forum.id, "open again", message_thread_id=topic)
+
+    await server.close_general(forum, by=ann)
+    with pytest.raises(BadRequest, match="Topic_closed"):
+        await bot.send_message(forum.id, "in General")
+    await bot.send_message(forum.id, "topics stay open", message_thread_id=topic)
+    await server.close_general(forum, by=ann, closed=False)
+    await bot.send_message(forum.id, "in General again")
+
+    updates = len(server.world.queue.pending)
+    with pytest.raises(ValueError):
+        await server.delete_topic(forum, topic, by=bob)
+    await server.delete_topic(forum, topic, by=ann)
+    assert len(server.world.queue.pending) == updates, "the bot is not told"
+    assert server.messages(forum, thread_id=topic) == []
+    with pytest.raises(BadRequest, match="Message thread not found"):
+        await bot.send_message(forum.id, "into the void", message_thread_id=topic)
+    with pytest.raises(BadRequest, match="Message to edit not found"):
+        await bot.edit_message_text("gone", forum.id, sent.message_id)
+
+
 async def test_a_reply_to_a_deleted_message(server: FakeTelegramServer, bot: Bot) -> None:
     ann, bob, cid = await server.create_users("Ann", "Bob", "Cid")
     group = await server.create_supergroup("G", members=[bob, cid], creator=ann)

@@ -41,6 +41,15 @@ def test_other_refusals_are_not_taken_for_a_gone_message(description: str) -> No
     assert not tgerrors.is_not_modified(bad(description))
 
 
+def test_a_forum_topic_deleted_or_closed() -> None:
+    gone, closed = bad("message thread not found"), bad("TOPIC_CLOSED")
+    assert tgerrors.is_thread_gone(gone) and not tgerrors.is_topic_closed(gone)
+    assert tgerrors.is_topic_closed(closed) and not tgerrors.is_thread_gone(closed)
+    for other in ("message to edit not found", "chat not found", "message thread not found!"):
+        assert not tgerrors.is_thread_gone(bad(other))
+    assert not tgerrors.is_thread_gone(Forbidden("message thread not found"))
+
+
 @pytest.mark.parametrize(
     "description", ["message can't be deleted", "message can't be deleted for everyone"]
 )

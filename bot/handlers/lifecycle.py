@@ -67,6 +67,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         timeout=rt.settings.api_timeout,
         on_blocked=presenter.on_blocked,
         on_migrated=presenter.on_migrated,
+        on_topic_gone=presenter.on_topic_gone,
     )
     rt.service = TableService(rt.store)
     coach = Coach(rt.store, workers=rt.settings.coach_workers, budget=rt.settings.coach_budget)

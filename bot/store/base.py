@@ -52,6 +52,10 @@ class Store(Protocol):
         """Move a group's tables, games and tallies to its new (supergroup) id."""
         ...
 
+    async def leave_topic(self, chat_id: int, thread_id: int) -> None:
+        """Move the tables of a deleted forum topic to the group's general chat."""
+        ...
+
     async def get_user(self, user_id: int) -> UserRow | None:
         """The user, or None."""
         ...

@@ -471,6 +471,15 @@ class SqliteStore:
             self._chats.drop(old)
             self._chats.drop(new)
 
+    async def leave_topic(self, chat_id: int, thread_id: int) -> None:
+        """Move the tables of a deleted forum topic to the group's general chat, for good:
+        their messages there are gone with the topic (bookkeeping, not versioned)."""
+        await self._write_one(
+            "UPDATE tables SET thread_id = NULL, group_message_id = NULL, updated_at = ? "
+            "WHERE chat_id = ? AND thread_id = ?",
+            (self._clock(), chat_id, thread_id),
+        )
+
     async def get_user(self, user_id: int) -> UserRow | None:
         """The user, or None if never seen."""
         found, row = self._users.get(user_id)

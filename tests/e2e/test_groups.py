@@ -3,11 +3,14 @@ a supergroup, and a player who blocks the bot."""
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
+import pytest
 from fake_telegram import GENERAL_TOPIC, FakeTelegramServer, Limits
 
+from bot.i18n import tr
 from engine import Rules
 
 from .harness import (
@@ -22,6 +25,7 @@ from .harness import (
     query,
     replay_games,
     set_group_rules,
+    settings_for,
     snapshot,
     stored,
     tally,
@@ -211,3 +215,87 @@ async def test_a_player_who_blocks_the_bot_is_shown_the_way_back(tmp_path: Path)
             assert stored(db, table.table_id).status == "playing", "the game waits for him"
         assert_no_hand_card_in_group(tg, table.group, replay_games(db))
         assert tg.rate_limited == []
+
+
+async def test_a_table_whose_topic_is_deleted_moves_to_the_general_chat(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A closed topic keeps its table, edited in place; once the topic is deleted (its
+    messages with it), the table moves to the general chat for good, saying why, and the
+    game goes on to its end there."""
+    caplog.set_level(logging.INFO)
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(21)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2, forum=True)
+        ann = table.users[0]  # the forum's creator
+        topic = table.thread_id
+        assert topic is not None
+        await set_group_rules(db, table.group.id, RULES)
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.seat_everyone()
+            await table.play_moves(db, rng, 2)
+            await table.wait_latest(db)
+            shown = stored(db, table.table_id).group_message_id
+
+            await tg.close_topic(table.group, topic, by=ann)
+            await table.play_moves(db, rng, 2)
+            await table.wait_latest(db)
+            assert stored(db, table.table_id).group_message_id == shown, "edited in place"
+            assert tg.message(table.group, shown).thread_id == topic
+
+            await tg.delete_topic(table.group, topic, by=ann)
+            await table.play_moves(db, rng, 1)
+            note = await tg.wait_for_message(
+                table.group,
+                lambda m: m.plain_text == tr("en", "table.topic_gone"),
+                thread_id=GENERAL_TOPIC,
+                timeout=10,
+            )
+            await table.wait_latest(db)
+            moved = stored(db, table.table_id).group_message_id
+            assert moved is not None and moved > note.message_id, "the table below the note"
+            assert tg.message(table.group, moved).thread_id is None
+            assert query(db, "SELECT thread_id FROM tables WHERE table_id = ?", table.table_id) == [
+                (None,)
+            ]
+            table.thread_id = None  # where the harness looks for the end
+            end = await table.finish(db, rng)
+            assert end.thread_id is None
+            assert tg.message(table.group, moved).plain_text, "still shown"
+            # said once
+            assert [m for m in tg.bot_messages(table.group) if m.plain_text == note.plain_text] == [
+                note
+            ]
+        assert not tg.internal_errors
+    bad = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert bad == []
+
+
+async def test_added_to_a_forum_whose_general_topic_is_closed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The greeting cannot go to a closed General topic: nothing breaks, and /newgame in a
+    topic opens a table there."""
+    caplog.set_level(logging.INFO)
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2, forum=True)
+        ann = table.users[0]
+        await tg.remove_bot(table.group, by=ann, kicked=False)
+        await tg.close_general(table.group, by=ann)
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await tg.add_bot(table.group, by=ann)
+            await tg.wait_for(
+                lambda: any(c.chat_id == table.group.id for c in tg.calls_to("sendMessage")),
+                timeout=10,
+                what="the greeting tried",
+            )
+            [greeting] = [c for c in tg.calls_to("sendMessage") if c.chat_id == table.group.id]
+            assert greeting.description == "Bad Request: TOPIC_CLOSED"
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            assert lobby.thread_id == table.thread_id
+        assert not tg.internal_errors
+    bad = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert bad == []

@@ -23,6 +23,7 @@ from .errors import (
     MESSAGE_TOO_LONG,
     QUERY_TOO_OLD,
     THREAD_NOT_FOUND,
+    TOPIC_CLOSED,
     WEBHOOK_CONFLICT,
     ApiError,
     bad_request,
@@ -251,6 +252,22 @@ class BotApi:
         if chat.is_forum and thread_id not in chat.topics:
             raise bad_request(THREAD_NOT_FOUND)
         return thread_id
+
+    def _check_open(self, chat: FakeChat, thread_id: int | None) -> None:
+        """A closed topic takes new messages only from those who manage topics or, for a
+        topic that is not General, from its creator: "If the topic is closed, then the
+        user must have can_manage_topics administrator right in the supergroup or must be
+        the creator of the topic to send messages there" (tdlib td_api.tl,
+        forumTopicInfo.is_closed). Telegram answers TOPIC_CLOSED. Editing the messages
+        already there stays allowed."""
+        if not chat.is_forum:
+            return
+        closed = chat.general_closed if thread_id is None else thread_id in chat.closed_topics
+        if not closed or chat.bot_is_admin:  # the fake's admins may manage topics
+            return
+        if thread_id is not None and chat.topic_creators.get(thread_id) == self.world.bot.id:
+            return
+        raise bad_request(TOPIC_CLOSED)
 
     def _text(self, p: Params) -> tuple[str, str | None, ParsedText]:
         text = p.get("text")
@@ -543,6 +560,7 @@ class BotApi:
                 reply_to = target.message_id
                 if thread_id is None and chat.is_forum:
                     thread_id = target.thread_id
+        self._check_open(chat, thread_id)
         message = self.world.add_message(
             chat,
             self.world.bot,

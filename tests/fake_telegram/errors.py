@@ -24,6 +24,9 @@ MESSAGE_TEXT_EMPTY = "message text is empty"
 BUTTON_DATA_INVALID = "BUTTON_DATA_INVALID"
 REPLY_MARKUP_TOO_LONG = "reply markup is too long"
 THREAD_NOT_FOUND = "message thread not found"
+#: A send into a closed forum topic (the General one too) by someone who may not post there
+#: (rteixeirax/qbittorrent_telegram_notification#12, userbotindo/Anjani#366).
+TOPIC_CLOSED = "TOPIC_CLOSED"
 GROUP_UPGRADED = "group chat was upgraded to a supergroup chat"
 CANT_INITIATE = "bot can't initiate conversation with a user"
 BLOCKED_BY_USER = "bot was blocked by the user"

@@ -230,6 +230,12 @@ class FakeChat:
     bot_status: str = MEMBER
     #: Forum topics: thread id -> name.
     topics: dict[int, str] = field(default_factory=dict)
+    #: Who created each forum topic: thread id -> user id (the bot's own id for its topics).
+    topic_creators: dict[int, int] = field(default_factory=dict)
+    #: Forum topics closed (their thread ids): only topic managers post there.
+    closed_topics: set[int] = field(default_factory=set)
+    #: The forum's General topic is closed.
+    general_closed: bool = False
     messages: dict[int, FakeMessage] = field(default_factory=dict, repr=False)
     pinned: list[int] = field(default_factory=list)
     migrated_to: int | None = None

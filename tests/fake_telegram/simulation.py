@@ -149,6 +149,7 @@ class Simulation:
         sender = self.world.user(by) if by is not None else self.world.bot
         thread_id = group.next_message_id
         group.topics[thread_id] = name
+        group.topic_creators[thread_id] = sender.id
         message = self.world.add_message(
             group,
             sender,
@@ -158,6 +159,69 @@ class Simulation:
         if by is not None:
             self._deliver(message, addressed=True)
         return thread_id
+
+    def _topic_manager(self, group: FakeChat, by: UserRef, thread_id: int | None) -> FakeUser:
+        """Who closes, reopens or deletes a topic: an admin, or (to close or reopen a topic
+        that is not General) its creator."""
+        person = self.world.user(by)
+        admin = group.status_of(person.id) in (CREATOR, ADMINISTRATOR)
+        creator = thread_id is not None and group.topic_creators.get(thread_id) == person.id
+        if not (admin or creator):
+            raise ValueError(f"{person.first_name} may not manage topics in chat {group.id}")
+        return person
+
+    def _topic(self, chat: ChatRef, thread_id: int) -> FakeChat:
+        group = self.world.chat(chat)
+        if not group.is_forum or thread_id not in group.topics:
+            raise ValueError(f"no topic {thread_id} in chat {group.id}")
+        return group
+
+    async def close_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Close a forum topic: only topic managers and its creator may post there now;
+        what is there stays, and the bot may still edit its messages. A service message
+        says so in the topic."""
+        group = self._topic(chat, thread_id)
+        person = self._topic_manager(group, by, thread_id)
+        group.closed_topics.add(thread_id)
+        message = self.world.add_message(
+            group, person, thread_id=thread_id, extra={"forum_topic_closed": {}}
+        )
+        self._deliver(message, addressed=True)
+
+    async def reopen_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Reopen a closed forum topic (with a service message in it)."""
+        group = self._topic(chat, thread_id)
+        person = self._topic_manager(group, by, thread_id)
+        group.closed_topics.discard(thread_id)
+        message = self.world.add_message(
+            group, person, thread_id=thread_id, extra={"forum_topic_reopened": {}}
+        )
+        self._deliver(message, addressed=True)
+
+    async def delete_topic(self, chat: ChatRef, thread_id: int, *, by: UserRef) -> None:
+        """Delete a forum topic and every message in it (an admin's act). The bot is not
+        told: its sends there are refused ("message thread not found") and its messages
+        there are gone ("message to edit not found")."""
+        group = self._topic(chat, thread_id)
+        person = self.world.user(by)
+        if group.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+            raise ValueError(f"{person.first_name} may not delete topics in chat {group.id}")
+        del group.topics[thread_id]
+        group.closed_topics.discard(thread_id)
+        group.topic_creators.pop(thread_id, None)
+        for message in group.messages.values():
+            if message.thread_id == thread_id:
+                message.deleted = True
+        self.world.notifier.notify()
+
+    async def close_general(self, chat: ChatRef, *, by: UserRef, closed: bool = True) -> None:
+        """Close (or reopen) a forum's General topic: only topic managers post there."""
+        group = self.world.chat(chat)
+        if not group.is_forum:
+            raise ValueError(f"chat {group.id} is not a forum")
+        self._topic_manager(group, by, None)
+        group.general_closed = closed
+        self.world.notifier.notify()
 
     async def add_member(
         self, chat: ChatRef, user: UserRef, *, by: UserRef | None = None, announce: bool = True
@@ -308,6 +372,12 @@ class Simulation:
                 thread_id = target.thread_id
         if thread_id is not None and place.is_forum and thread_id not in place.topics:
             raise ValueError(f"no topic {thread_id} in chat {place.id}")
+        if place.is_forum and (
+            place.general_closed if thread_id is None else thread_id in place.closed_topics
+        ):
+            creator = thread_id is not None and place.topic_creators.get(thread_id) == person.id
+            if not creator and place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
+                raise ValueError(f"{person.first_name} may not post in a closed topic")
         entities = command_entities(text)
         for match in _MENTION_RE.finditer(text):
             entities.append(

@@ -165,3 +165,22 @@ async def test_migrate_chat_keeps_tables_and_tallies(store: SqliteStore, clock: 
     assert saved.seq == 1
     row = await store.get_table(running.table_id)
     assert row is not None and row.status is TableStatus.PLAYING and row.chat_id == new
+
+
+async def test_the_tables_of_a_deleted_topic_move_to_the_general_chat(
+    store: SqliteStore,
+) -> None:
+    forum = -1001234567890
+    gone = await store.create_table(forum, rules=RULES, thread_id=5, creator_id=1)
+    await store.set_messages(gone.table_id, group_message_id=40)
+    other = await store.create_table(forum, rules=RULES, thread_id=9, creator_id=1)
+    elsewhere = await store.create_table(-100, rules=RULES, thread_id=5, creator_id=1)
+
+    await store.leave_topic(forum, 5)
+
+    moved = await store.get_table(gone.table_id)
+    assert moved is not None and (moved.thread_id, moved.group_message_id) == (None, None)
+    assert moved.version == gone.version, "the game's buttons stay current"
+    assert (await store.latest_table(forum, None)) == gone.table_id
+    for kept in (other, elsewhere):
+        assert await store.get_table(kept.table_id) == kept
