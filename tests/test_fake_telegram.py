@@ -906,6 +906,32 @@ async def test_closed_and_deleted_forum_topics(server: FakeTelegramServer, bot: 
         await bot.edit_message_text("gone", forum.id, sent.message_id)
 
 
+async def test_channels_and_posts_on_behalf_of_one(server: FakeTelegramServer, bot: Bot) -> None:
+    ann, bob = await server.create_users("Ann", "Bob")
+    channel = await server.create_channel("News", creator=ann, username="news")
+    with pytest.raises(ValueError):
+        await server.add_bot(channel, by=bob)  # only its admins add bots
+    await server.add_bot(channel, by=ann)  # always as an administrator
+    added = Update.de_json(server.updates[-1], bot).my_chat_member
+    assert added is not None and added.chat.type == "channel"
+    assert added.new_chat_member.status == "administrator"
+    with pytest.raises(ValueError):
+        await server.send_text(ann, channel, "channel posts are not simulated")
+
+    group = await server.create_supergroup("G", members=[ann, bob], creator=bob)
+    posted = await server.send_text(ann, group, "/help", as_channel=channel)
+    message = Update.de_json(server.updates[-1], bot).message
+    assert message is not None and message.message_id == posted.message_id
+    assert message.from_user is not None and message.from_user.id == 136817688
+    assert message.from_user.username == "Channel_Bot" and message.from_user.is_bot
+    assert message.sender_chat is not None and message.sender_chat.id == channel.id
+    with pytest.raises(ValueError):
+        await server.send_text(bob, group, "not his channel", as_channel=channel)
+    basic = await server.create_group("Basic", members=[ann], creator=bob)
+    with pytest.raises(ValueError):
+        await server.send_text(ann, basic, "only in supergroups", as_channel=channel)
+
+
 async def test_a_reply_to_a_deleted_message(server: FakeTelegramServer, bot: Bot) -> None:
     ann, bob, cid = await server.create_users("Ann", "Bob", "Cid")
     group = await server.create_supergroup("G", members=[bob, cid], creator=ann)

@@ -32,6 +32,7 @@ from telegram.ext import (
 from bot.handlers.buttons import on_button
 from bot.handlers.chats import note_chat, on_error, on_migrate, on_my_member
 from bot.handlers.commands import (
+    cmd_as_channel,
     cmd_group_only,
     cmd_help,
     cmd_lang,
@@ -49,12 +50,18 @@ from bot.runtime import Runtime
 
 __all__ = ["install", "post_init", "post_shutdown", "post_stop"]
 
+PERSONAL = ("newgame", "leave", "cancel", "lang")
+"""Group commands that act for the person who sends them (seat him, check his rights)."""
+
 
 def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     """Register every handler."""
     group = filters.ChatType.GROUPS
     private = filters.ChatType.PRIVATE
     app.add_handler(TypeHandler(Update, note_chat), group=-1)
+    # commands that act for a person come from one, not on behalf of a channel
+    by_channel = group & filters.SenderChat.CHANNEL
+    app.add_handler(CommandHandler(PERSONAL, cmd_as_channel, filters=by_channel))
     app.add_handler(CommandHandler("newgame", cmd_newgame, filters=group))
     app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
     app.add_handler(CommandHandler("cancel", cmd_cancel, filters=group))

@@ -40,8 +40,8 @@ async def note_chat(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The bot was added to a group: a short greeting with how to start. It was removed:
-    its table ends (no tally)."""
+    """The bot was added to a group: a short greeting with how to start (a channel, where
+    no game can be played, gets none). It was removed: its table ends (no tally)."""
     rt = runtime(context)
     change: ChatMemberUpdated | None = update.my_chat_member
     if change is None:
@@ -49,13 +49,13 @@ async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     status = change.new_chat_member.status
     present = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
     was = change.old_chat_member.status
-    if (
-        status in present
-        and was in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
-        and change.chat.type != ChatType.PRIVATE
-    ):
-        lang = await chat_lang(rt, change.chat.id, change.from_user)
-        rt.out.post(change.chat.id, Content(tr(lang, "about.greeting")))
+    if status in present and was in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        if change.chat.type == ChatType.CHANNEL:
+            # no command of a channel's reaches the bot: nothing to tell it there
+            log.info("chat %s: added to a channel, where nobody can play", change.chat.id)
+        elif change.chat.type != ChatType.PRIVATE:
+            lang = await chat_lang(rt, change.chat.id, change.from_user)
+            rt.out.post(change.chat.id, Content(tr(lang, "about.greeting")))
         return
     if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
         assert rt.store is not None

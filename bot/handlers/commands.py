@@ -178,6 +178,16 @@ async def cmd_group_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         reply(rt, update.effective_message, say(lang, "group_only"))
 
 
+async def cmd_as_channel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A command that acts for a person, posted on behalf of a channel: refused, asking
+    for it as himself (a channel's post forwarded to its discussion group is let be)."""
+    rt = runtime(context)
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or message.is_automatic_forward:
+        return
+    reply(rt, message, say(await chat_lang(rt, chat.id), "as_channel"))
+
+
 async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Private /start: remember that we may write; with a join payload, seat the user."""
     rt = runtime(context)

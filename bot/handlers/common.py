@@ -70,6 +70,7 @@ SAYINGS: dict[str, str] = {
     "replay_sent": "replay.alert.sent",
     "replay_end": "replay.alert.end",
     "solo_only": "solo.alert.only_you",
+    "as_channel": "err.as_channel",
     "no_solo": "solo.none",
 }
 

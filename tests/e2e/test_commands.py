@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from pathlib import Path
 
+import pytest
 from fake_telegram import FakeMessage, FakeTelegramServer, Limits
 
 from bot.i18n import tr
@@ -191,3 +193,46 @@ async def test_a_command_deleted_before_its_answer_still_gets_one(tmp_path: Path
             assert kept.reply_to is not None
         refused = [c for c in tg.calls_to("sendMessage") if not c.ok]
         assert refused == [], [c.description for c in refused]
+
+
+async def test_channels_get_no_greeting_and_a_channel_s_commands_are_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Added to a channel, where no command can reach it, the bot says nothing. In a group,
+    a member posting on behalf of a channel (shown as Channel_Bot, the one user all such
+    posts share) is not seated nor recognised: he is asked to post as himself."""
+    caplog.set_level(logging.INFO)
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        ann, bob = await tg.create_users("Ann", "Bob")
+        channel = await tg.create_channel("Ann's news", creator=ann)
+        group = await tg.create_supergroup("Friends", members=[ann, bob], creator=bob)
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await tg.add_bot(channel, by=ann)
+            await tg.wait_for(
+                lambda: any("added to a channel" in r.getMessage() for r in caplog.records),
+                timeout=10,
+                what="the channel seen",
+            )
+            for user in (ann, bob):
+                await tg.start_bot(user)
+            for command in ("newgame", "leave", "cancel", "lang"):
+                asked = await tg.send_command(ann, group, command, as_channel=channel)
+                answer = await tg.wait_for_message(
+                    group, lambda m, a=asked: m.reply_to == a.message_id, timeout=10
+                )
+                assert answer.plain_text == tr("en", "err.as_channel"), command
+                assert not callback_buttons(answer)
+            helped = await tg.send_command(ann, group, "help", as_channel=channel)
+            help_text = await tg.wait_for_message(
+                group, lambda m: m.reply_to == helped.message_id, timeout=10
+            )
+            assert "/newgame" in help_text.plain_text, "what needs no person is answered"
+            assert query(db, "SELECT count(*) FROM tables") == [(0,)]
+            assert query(db, "SELECT count(*) FROM users WHERE user_id = 136817688") == [(0,)]
+
+            # as herself, she opens a table and sits at it
+            await tg.send_command(ann, group, "newgame")
+            lobby = await tg.wait_for_message(group, lambda m: bool(callback_buttons(m)))
+            assert "Ann" in lobby.plain_text
+        assert not [c for c in tg.calls if c.chat_id == channel.id], "nothing to the channel"

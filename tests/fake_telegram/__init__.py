@@ -24,6 +24,7 @@ from .keyboards import MAX_CALLBACK_DATA_BYTES, Button, inline_buttons, select_b
 from .limits import Limits, RateLimiter
 from .models import (
     ADMINISTRATOR,
+    CHANNEL,
     CREATOR,
     GROUP,
     KICKED,
@@ -59,6 +60,7 @@ def find_button(
 
 __all__ = [
     "ADMINISTRATOR",
+    "CHANNEL",
     "CREATOR",
     "DEFAULT_TOKEN",
     "GENERAL_TOPIC",

@@ -38,6 +38,7 @@ from .keyboards import validate_reply_markup
 from .limits import RateLimiter
 from .models import (
     ADMINISTRATOR,
+    CHANNEL,
     CREATOR,
     GROUP,
     KICKED,
@@ -231,7 +232,7 @@ class BotApi:
                 if not chat.user.started:
                     raise forbidden(CANT_INITIATE)
         elif chat.bot_status not in PRESENT_STATUSES:
-            kind = "group" if chat.type == GROUP else "supergroup"
+            kind = {GROUP: "group", CHANNEL: "channel"}.get(chat.type, "supergroup")
             if chat.bot_status == KICKED:
                 raise forbidden(f"bot was kicked from the {kind} chat")
             raise forbidden(f"bot is not a member of the {kind} chat")

@@ -11,6 +11,7 @@ from .keyboards import Button, inline_buttons, select_button
 PRIVATE = "private"
 GROUP = "group"
 SUPERGROUP = "supergroup"
+CHANNEL = "channel"
 
 #: Chat member statuses, as in the Bot API.
 CREATOR = "creator"
@@ -215,7 +216,7 @@ class FakeMessage:
 
 @dataclass(eq=False)
 class FakeChat:
-    """A private chat, group or supergroup (possibly a forum) as the bot knows it."""
+    """A private chat, group, supergroup (possibly a forum) or channel as the bot knows it."""
 
     id: int
     type: str
@@ -244,8 +245,8 @@ class FakeChat:
 
     @property
     def is_group(self) -> bool:
-        """A group or supergroup (not a private chat)."""
-        return self.type != PRIVATE
+        """A group or supergroup (not a private chat, nor a channel)."""
+        return self.type in (GROUP, SUPERGROUP)
 
     @property
     def bot_is_admin(self) -> bool:

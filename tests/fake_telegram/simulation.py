@@ -10,6 +10,7 @@ from typing import Any
 from .formatting import command_entities, utf16_len
 from .models import (
     ADMINISTRATOR,
+    CHANNEL,
     CREATOR,
     GROUP,
     KICKED,
@@ -17,6 +18,7 @@ from .models import (
     MEMBER,
     PRESENT_STATUSES,
     PRIVATE,
+    SUPERGROUP,
     FakeChat,
     FakeMessage,
     FakeUser,
@@ -26,6 +28,10 @@ from .world import ChatRef, UserRef, World
 
 ANONYMOUS_ADMIN_ID = 1087968824
 """GroupAnonymousBot's user id, the same on every Telegram account."""
+CHANNEL_BOT_ID = 136817688
+"""Channel_Bot's user id: the ``from`` of every message a user posts on behalf of a
+channel, whichever the channel (the Bot API's Message.from: "a fake sender user in
+non-channel chats, if the message was sent on behalf of a chat"; umputun/tg-spam#370)."""
 
 _MENTION_RE = re.compile(r"(?:(?<=\W)|^)@[A-Za-z0-9_]{3,32}")
 _START_LINK_RE = re.compile(
@@ -139,6 +145,19 @@ class Simulation:
         chat = self.world.add_group(title, supergroup=True, forum=forum, username=username)
         self._fill(chat, members, admins, creator)
         chat.bot_status = bot_status
+        return chat
+
+    async def create_channel(
+        self,
+        title: str,
+        *,
+        creator: UserRef,
+        admins: Iterable[UserRef] = (),
+        username: str | None = None,
+    ) -> FakeChat:
+        """A channel its creator (and admins) post in; the bot is not in it yet."""
+        chat = self.world.add_channel(title, username=username)
+        self._fill(chat, (), admins, creator)
         return chat
 
     async def create_topic(self, chat: ChatRef, name: str, *, by: UserRef | None = None) -> int:
@@ -260,10 +279,18 @@ class Simulation:
         self.world.notifier.notify()
 
     async def add_bot(self, chat: ChatRef, *, by: UserRef, admin: bool = False) -> None:
-        """Someone adds the bot: my_chat_member (left -> member) and new_chat_members."""
+        """Someone adds the bot: my_chat_member (left -> member) and new_chat_members. A
+        channel takes a bot only as an administrator (tdlib td_api.tl,
+        internalLinkTypeBotAddToChannel), and posts no service message about it."""
         group = self.world.chat(chat)
         actor = self.world.user(by)
         old = group.bot_status
+        if group.type == CHANNEL:
+            if group.status_of(actor.id) not in (CREATOR, ADMINISTRATOR):
+                raise ValueError(f"{actor.first_name} may not add bots to channel {group.id}")
+            group.bot_status = ADMINISTRATOR
+            self.world.my_chat_member(group, actor, old, group.bot_status)
+            return
         group.bot_status = ADMINISTRATOR if admin else MEMBER
         self.world.my_chat_member(group, actor, old, group.bot_status)
         message = self.world.add_message(
@@ -341,20 +368,38 @@ class Simulation:
         thread_id: int | None = None,
         reply_to: FakeMessage | int | None = None,
         anonymous: bool = False,
+        as_channel: ChatRef | None = None,
     ) -> FakeMessage:
         """The user writes ``text`` (commands get bot_command entities) in a chat or topic.
 
         ``anonymous``: an admin who posts as the group itself: the message comes from
-        GroupAnonymousBot with the group as ``sender_chat``, as Telegram sends it."""
+        GroupAnonymousBot with the group as ``sender_chat``, as Telegram sends it.
+        ``as_channel``: a member of a supergroup posts on behalf of a channel he runs:
+        the message comes from Channel_Bot with the channel as ``sender_chat``."""
         person = self.world.user(user)
         place = self.world.chat(chat)
         extra: dict[str, Any] = {}
+        sender = person
         if anonymous:
             if place.type == PRIVATE or place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
                 raise ValueError(f"only an admin of chat {place.id} can post as the group")
             extra["sender_chat"] = place.to_api()
+            sender = self._anonymous_bot()
+        if as_channel is not None:
+            channel = self.world.chat(as_channel)
+            if channel.type != CHANNEL or channel.status_of(person.id) not in (
+                CREATOR,
+                ADMINISTRATOR,
+            ):
+                raise ValueError(f"{person.first_name} cannot post as chat {channel.id}")
+            if place.type != SUPERGROUP:
+                raise ValueError("only in a supergroup can one post as a channel")
+            extra["sender_chat"] = channel.to_api()
+            sender = self._channel_bot()
         if not text.strip():
             raise ValueError("a user cannot send an empty message")
+        if place.type == CHANNEL:
+            raise ValueError("posts in channels (channel_post updates) are not simulated")
         if place.type == PRIVATE:
             if place.user is not person:
                 raise ValueError(f"{person.first_name} is not in private chat {place.id}")
@@ -390,7 +435,7 @@ class Simulation:
         entities.sort(key=lambda e: e["offset"])
         message = self.world.add_message(
             place,
-            self._anonymous_bot() if anonymous else person,
+            sender,
             text=text,
             entities=entities,
             thread_id=thread_id,
@@ -434,6 +479,22 @@ class Simulation:
             )
         return found
 
+    def _channel_bot(self) -> FakeUser:
+        """Channel_Bot, the sender Telegram shows for posts made on behalf of a channel."""
+        found = self.world.users.get(CHANNEL_BOT_ID)
+        if found is None:
+            found = self.world.add_user(
+                FakeUser(
+                    id=CHANNEL_BOT_ID,
+                    first_name="Channel",
+                    username="Channel_Bot",
+                    is_bot=True,
+                    language_code=None,
+                    started=True,
+                )
+            )
+        return found
+
     async def send_command(
         self,
         user: UserRef,
@@ -444,15 +505,19 @@ class Simulation:
         thread_id: int | None = None,
         mention: bool = False,
         anonymous: bool = False,
+        as_channel: ChatRef | None = None,
     ) -> FakeMessage:
         """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``;
-        ``anonymous``: an admin posting as the group)."""
+        ``anonymous``: an admin posting as the group; ``as_channel``: on behalf of a
+        channel he runs)."""
         text = "/" + command.lstrip("/")
         if mention:
             text += f"@{self.world.bot.username}"
         if args:
             text += f" {args}"
-        return await self.send_text(user, chat, text, thread_id=thread_id, anonymous=anonymous)
+        return await self.send_text(
+            user, chat, text, thread_id=thread_id, anonymous=anonymous, as_channel=as_channel
+        )
 
     async def open_link(self, user: UserRef, url: str) -> FakeMessage:
         """The user follows a ``t.me/<bot>?start=<payload>`` link (sends /start payload)."""

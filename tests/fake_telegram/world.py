@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .models import (
+    CHANNEL,
     GROUP,
+    LEFT,
     MEMBER,
     PRIVATE,
     SUPERGROUP,
@@ -177,6 +179,14 @@ class World:
             is_forum=forum,
             bot_status=MEMBER,
         )
+        self.chats[cid] = chat
+        self.notifier.notify()
+        return chat
+
+    def add_channel(self, title: str, *, username: str | None = None) -> FakeChat:
+        """Register a channel (without the bot: bots join channels only as admins)."""
+        cid = self.new_group_id(supergroup=True)  # channels share the -100... ids
+        chat = FakeChat(id=cid, type=CHANNEL, title=title, username=username, bot_status=LEFT)
         self.chats[cid] = chat
         self.notifier.notify()
         return chat
