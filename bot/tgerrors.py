@@ -67,6 +67,15 @@ TOPIC_CLOSED: Final = "topic_closed"
 topics, and a topic's creator, may post there. Its messages can still be edited."""
 
 
+THREAD_GONE: Final = "message thread not found"
+"""A send into a forum topic that does not exist (any more): an admin deleted it, and every
+message in it with it."""
+
+TOPIC_CLOSED: Final = "topic_closed"
+"""A send into a closed forum topic (or a closed General topic): only members who manage
+topics, and a topic's creator, may post there. Its messages can still be edited."""
+
+
 def describe(exc: BaseException) -> str:
     """Telegram's description in the form it is compared in: lower case, no prefix."""
     text = str(exc).strip().lower()
