@@ -131,6 +131,10 @@ class Presenter:
         if title:
             self._titles[chat_id] = title
 
+    def known_title(self, chat_id: int) -> str:
+        """A group's title as last seen ("" if never)."""
+        return self._titles.get(chat_id, "")
+
     async def title(self, chat_id: int) -> str:
         """A group's title: as last seen, else asked of Telegram once (a free read)."""
         title = self._titles.get(chat_id)
