@@ -14,6 +14,7 @@ from bot.ordering import TableOrder
 from bot.pacing import Pacer, Pacing
 from bot.request import AiohttpRequest
 from bot.runtime import Runtime
+from bot.webapp.links import StartTokens, WebAppLinks, start_key
 
 __all__ = ["build_application"]
 
@@ -38,6 +39,9 @@ def build_application(
     """
     order = TableOrder()
     rt = Runtime(settings=settings, codec=cb.CallbackCodec(_codec_key(settings)), order=order)
+    if settings.webapp_url is not None:
+        tokens = StartTokens(start_key(settings.bot_token.get_secret_value()))
+        rt.webapp = WebAppLinks(settings.webapp_url, settings.webapp_short_name, tokens)
     if builder is None:
         builder = (
             ApplicationBuilder()

@@ -189,6 +189,7 @@ class Presenter:
 
     async def redraw(self, live: Live, events: list[Event]) -> None:
         """Draw the group message and every hand for the table's current state."""
+        self._rt.views.changed(live)
         lang = await self._group_lang(live)
         if live.row.status == TableStatus.LOBBY or live.game is None:
             await self._draw_lobby(live, lang)
@@ -376,12 +377,14 @@ class Presenter:
 
     def game_started(self, live: Live) -> None:
         """A new game: draw the table and send every hand (notifying the first mover)."""
+        self._rt.views.changed(live)
         self._waiting.pop(live.table_id, None)
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
         self._app.create_task(self._start_drawing(live))
 
     async def _start_drawing(self, live: Live) -> None:
+        self._rt.views.changed(live)
         if live.solo:
             # against the computer, the setup message becomes the hand, edited in place;
             # the player just pressed Play, so he is looking at it
@@ -409,6 +412,7 @@ class Presenter:
         end if the game is over."""
         game = live.game
         assert game is not None
+        self._rt.views.changed(live)  # the pages at once; the chat at Telegram's pace
         lang = await self._group_lang(live)
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True, actor=actor)
@@ -450,6 +454,7 @@ class Presenter:
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
         """Show a settings page, an option's values, the AI picker, or the lobby again."""
+        self._rt.views.changed(live)  # a changed option shows on the pages too
         if isinstance(decoded, cb.Settings):
             screen = r.render_settings(
                 live.rules,
@@ -481,6 +486,7 @@ class Presenter:
     def rematch(self, live: Live) -> None:
         """A finished table became a lobby again: it is drawn in a new message below the
         end of the last game, and the last game's hands are left as they are."""
+        self._rt.views.changed(live)
         self._rt.out.forget(self._group_key(live))
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
@@ -502,6 +508,7 @@ class Presenter:
     async def cancelled(self, live: Live, by: str | None, *, lobby: bool = False) -> None:
         """The lobby or game was cancelled: say so in the group and in every hand, whose
         buttons go away."""
+        self._rt.views.changed(live)
         lang = await self._group_lang(live)
         text = r.render_cancelled(lang, by, lobby=lobby)
         if lobby or not live.solo:

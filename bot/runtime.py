@@ -13,6 +13,8 @@ from bot.ordering import TableOrder
 from bot.sender import Publisher
 from bot.store import Store
 from bot.tables import TableService
+from bot.views import NoViews, TableViews
+from bot.webapp.links import WebAppLinks
 
 __all__ = ["Runtime", "runtime"]
 
@@ -29,6 +31,10 @@ class Runtime:
     publisher: Publisher | None = None
     bot_username: str = ""
     extras: dict[str, object] = field(default_factory=dict)
+    views: TableViews = field(default_factory=NoViews)
+    """The table's views beyond the chat (the Mini App's pages), told of every change."""
+    webapp: WebAppLinks | None = None
+    """The Mini App's links (None: the Mini App is off)."""
     user_locks: tuple[asyncio.Lock, ...] = field(
         default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
     )

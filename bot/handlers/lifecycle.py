@@ -84,6 +84,10 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     coach.start()
     if app.job_queue is not None:
         app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
+    if rt.webapp is not None:
+        from bot.webapp.server import open_webapp
+
+        rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
 
 
 async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -111,6 +115,12 @@ async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
 async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
     """Deliver what is pending while the connection to Telegram is still open."""
     rt: Runtime = app.bot_data["runtime"]
+    webapp = rt.extras.pop("webapp", None)
+    if webapp is not None:
+        from bot.webapp.server import WebAppServer
+
+        assert isinstance(webapp, WebAppServer)
+        await webapp.close()  # the pages reconnect to the next bot
     if rt.publisher is not None:
         await rt.publisher.close()
 
