@@ -153,8 +153,17 @@ class Presenter:
         """Seconds until the table's deadline (None: no clock runs)."""
         return None if live.deadline is None else max(0.0, live.deadline - time.time())
 
+    def _open_url(self, live: Live) -> str | None:
+        """The Mini App's direct link to the table, for a group's messages (None: no Mini
+        App, no short name, or a game against the computer, which has no group)."""
+        links = self._rt.webapp
+        if links is None or live.solo:
+            return None
+        return links.direct_link(self._rt.bot_username, live.table_id)
+
     def _ctx(self, live: Live) -> r.TableContext:
         left = self._left(live)
+        links = self._rt.webapp
         return r.TableContext(
             table_id=live.table_id,
             version=live.version,
@@ -164,6 +173,8 @@ class Presenter:
             events=tuple(e for _, e in live.events),
             bot_username=self._rt.bot_username or None,
             codec=self._rt.codec,
+            open_url=self._open_url(live),
+            web_app_url=links.web_app_url(live.table_id) if links is not None else None,
         )
 
     def adopt_messages(self, live: Live) -> None:
@@ -205,6 +216,7 @@ class Presenter:
             version=live.version,
             creator=self._creator_name(live),
             codec=self._rt.codec,
+            open_url=self._open_url(live),
         )
         if live.solo:
             count, level = solo_opponents(live)

@@ -281,7 +281,10 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
         extra.append(Button.cb(tr(lang, "hand.btn.poker_swap"), codec, cb.Select(t, v, "swap")))
     rows.append(tuple(moves))
     rows.extend(chunk(extra, 2))
-    rows.append((Button.cb(tr(lang, "hand.btn.refresh"), codec, cb.Refresh(t, v)),))
+    last = [Button.cb(tr(lang, "hand.btn.refresh"), codec, cb.Refresh(t, v))]
+    if ctx.web_app_url:
+        last.append(Button.app(tr(lang, "table.btn.open_app"), ctx.web_app_url))
+    rows.append(tuple(last))
     return Keyboard.of(rows)
 
 

@@ -187,8 +187,13 @@ def render_table(
     )
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None
-    if ctx.bot_username and view.phase != "over":
-        keyboard = Keyboard.of(
-            [[Button.link(tr(lang, "table.btn.my_cards"), f"https://t.me/{ctx.bot_username}")]]
-        )
+    if view.phase != "over":
+        row = []
+        if ctx.bot_username:
+            row.append(
+                Button.link(tr(lang, "table.btn.my_cards"), f"https://t.me/{ctx.bot_username}")
+            )
+        if ctx.open_url:
+            row.append(Button.link(tr(lang, "table.btn.open_app"), ctx.open_url))
+        keyboard = Keyboard.of([row]) if row else None
     return Screen(text, keyboard)

@@ -38,14 +38,13 @@ def free_port() -> int:
 
 def webapp_settings(tg: FakeTelegramServer, db: Path, port: int, **changes: Any) -> Settings:
     """The test settings of :func:`settings_for`, with the Mini App on ``port``."""
-    return settings_for(
-        tg,
-        db,
-        webapp_url=f"http://127.0.0.1:{port}/app",
-        webapp_port=port,
-        webapp_short_name="table",
+    values: dict[str, Any] = {
+        "webapp_url": f"http://127.0.0.1:{port}/app",
+        "webapp_port": port,
+        "webapp_short_name": "table",
         **changes,
-    )
+    }
+    return settings_for(tg, db, **values)
 
 
 def init_data(

@@ -677,3 +677,103 @@ async def test_lobby_presses_on_a_page(tmp_path: Path) -> None:
         await table.tg.wait_for(lambda: all(table.hand(u) for u in (ann, bob)), timeout=10)
         watched = await cid_page.wait_state(lambda s: s["status"] == "playing")
         assert watched["hand"] is None and watched["buttons"] == []
+
+
+# ---------------------------------------------------------------- the ways in
+
+
+async def test_the_ways_in_name_the_table(tmp_path: Path) -> None:
+    from fake_telegram import Button
+
+    from .harness import url_buttons
+    from .pages import start_param_of, web_app_buttons
+
+    async with mini_app(tmp_path) as bot:
+        table = await Table.create(bot.tg, 2)
+        await table.start_bots()
+        lobby = await table.open_lobby()
+        token = table_token(bot.tg, table.table_id)
+        link = f"https://t.me/durak_test_bot/table?startapp={token}"
+        assert link in url_buttons(lobby)
+        opened: list[Button] = [b for row in lobby.buttons for b in row if b.url == link]
+        assert opened[0].text == "🃏 Open the table"
+        await table.join_all()
+        await table.start()
+        st = stored(bot.db, table.table_id)
+        group = bot.tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+        await bot.tg.wait_for(lambda: link in url_buttons(group), timeout=10)
+        for user in table.users:
+            hand = table.hand(user)
+            assert web_app_buttons(hand) == [f"http://127.0.0.1:{bot.port}/app?startapp={token}"]
+            assert url_buttons(hand) == [], "no t.me link in private"
+        # the token a button carries opens that table's page
+        param = start_param_of(web_app_buttons(table.hand(table.users[1]))[0])
+        page = await PageClient.open(
+            bot.session, bot.port, init_data(table.users[1], bot.tg.token), param
+        )
+        assert (await page.wait_state())["you"]["seat"] == 1
+        # Russian labels
+        ru = await Table.create(bot.tg, 2, language="ru")
+        await ru.start_bots()
+        ru_lobby = await ru.open_lobby()
+        labels = [b.text for row in ru_lobby.buttons for b in row if b.url]
+        assert "🃏 Открыть стол" in labels
+        assert bot.tg.rate_limited == []
+
+
+async def test_without_a_short_name_groups_get_no_link(tmp_path: Path) -> None:
+    from .harness import url_buttons
+    from .pages import web_app_buttons
+
+    async with mini_app(tmp_path, webapp_short_name="") as bot:
+        table = await Table.create(bot.tg, 2)
+        await table.seat_everyone()
+        st = stored(bot.db, table.table_id)
+        group = bot.tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+        assert all("startapp" not in url for url in url_buttons(group) + url_buttons(table.lobby))
+        assert web_app_buttons(table.hand(table.users[0])), "private chats still get the app"
+
+
+async def test_a_game_against_the_computer_on_a_page(tmp_path: Path) -> None:
+    from .pages import start_param_of, web_app_buttons
+    from .solo import Solo
+
+    rng = random.Random(6)
+    async with mini_app(tmp_path, ai_delay=0.05) as bot:
+        solo = await Solo.create(bot.tg)
+        setup = await solo.open_setup()
+        await solo.start(setup)
+        hand = await bot.tg.wait_for(
+            lambda: next((m for m in solo.bot_messages() if web_app_buttons(m)), None),
+            timeout=10,
+        )
+        token = start_param_of(web_app_buttons(hand)[0])
+        page = await PageClient.open(
+            bot.session, bot.port, init_data(solo.user, bot.tg.token), token, name="solo"
+        )
+        state = await page.wait_state()
+        assert state["you"]["seat"] == 0 and state["title"].startswith("Against the computer")
+        table_id = int(token[1 : token.index("_")], 36)
+        moved = 0
+        while stored(bot.db, table_id).status == "playing":
+            st = stored(bot.db, table_id)
+            assert st.game is not None
+            if 0 not in st.game.to_act():
+                # the computer moves by itself, and the page shows it
+                await page.wait_state(lambda s, v=st.version: s["v"] > v, timeout=20)
+                continue
+            shown = await page.wait_state(lambda s, v=st.version: s["v"] >= v)
+            if shown["v"] != st.version:
+                continue
+            presses = page_moves(shown)
+            assert presses, shown
+            reply = await page.press(rng.choice(presses), shown["v"])
+            assert reply["t"] == "ack" or reply["reason"] == "outdated", reply
+            moved += 1
+        final = await page.wait_state(lambda s: s["status"] == "finished")
+        assert moved > 3 and [b["action"] for b in final["buttons"]] == ["rematch", "replay"]
+        seen_by_computer = [f for f in page.states if f["status"] == "playing"]
+        assert len({f["v"] for f in seen_by_computer}) >= moved
+        moves = positions(bot.db, table_id)
+        start = stored(bot.db, table_id).version - (len(moves) - 1)
+        check_frames(page, 0, moves, start)
