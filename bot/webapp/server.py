@@ -3,7 +3,9 @@
 Under the path P of ``DURAK_WEBAPP_URL`` (PROTOCOL.md, "Serving"), on
 ``DURAK_WEBAPP_LISTEN``:``DURAK_WEBAPP_PORT``, in polling and in webhook mode alike:
 
-- ``GET P`` and ``GET P/``: ``static/index.html`` (``Cache-Control: no-cache``);
+- ``GET P`` and ``GET P/``: ``static/index.html`` (``Cache-Control: no-cache``), with a
+  ``<base href="P/">`` written into its head, so that the browser fetches the page's files
+  from ``P/static/`` at once whichever of the two it was opened at;
 - ``GET P/static/<file>``: a file of ``static/`` (no directory listing, no ``..``);
 - ``GET P/ws``: the WebSocket.
 
@@ -22,6 +24,7 @@ flooding (:data:`FLOOD_LIMIT` frames over the rate) is closed (1008).
 from __future__ import annotations
 
 import asyncio
+import html
 import logging
 import re
 from pathlib import Path
@@ -52,6 +55,7 @@ __all__ = [
     "Bucket",
     "PressDesk",
     "WebAppServer",
+    "index_html",
     "open_webapp",
 ]
 
@@ -82,6 +86,15 @@ _TYPES: Final = {
     ".md": "text/plain; charset=utf-8",
 }
 _HEADERS: Final = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+def index_html(path: str) -> bytes:
+    """The page as served at ``path`` (``/app``): ``index.html`` with its ``<base>``.
+
+    Read at each request: it is small, and opened once a page."""
+    page = (STATIC / "index.html").read_text("utf-8")
+    base = f'<base href="{html.escape(path, quote=True)}/">'
+    return page.replace("<head>", "<head>\n" + base, 1).encode("utf-8")
 
 
 class PressDesk(Protocol):
@@ -196,7 +209,10 @@ class WebAppServer:
     # ---------------------------------------------------------------- files
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
-        return self._file(STATIC / "index.html")
+        return web.Response(
+            body=index_html(self.path),
+            headers={**_HEADERS, "Content-Type": _TYPES[".html"]},
+        )
 
     async def _static(self, request: web.Request) -> web.StreamResponse:
         parts = request.match_info["name"].split("/")

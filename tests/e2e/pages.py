@@ -3,6 +3,9 @@ with init data signed as Telegram signs it, keep every frame they are sent, and 
 
 :func:`webapp_settings` gives the bot a Mini App on a free loopback port; :class:`PageClient`
 is one open page; :func:`init_data` plays Telegram's part in signing who the user is.
+:func:`check_frames` checks every state frame a page got against the game replayed from
+the store: a player's page shows exactly his hand at that version, and no page ever holds
+a card (by its code or its label) that its viewer could not see at that moment.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import contextlib
 import json
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -21,10 +25,14 @@ import aiohttp
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser
 
 from bot.config import Settings
+from bot.render.common import card_text
 from bot.webapp.auth import sign_init_data
 from bot.webapp.links import StartTokens, start_key
+from engine import Game, Rules
+from engine.actions import action_from_dict
+from engine.cards import card_from_code
 
-from .harness import settings_for
+from .harness import query, settings_for
 
 Frame = dict[str, Any]
 
@@ -237,3 +245,86 @@ def texts_of(frame: Any) -> list[str]:
     if isinstance(frame, list):
         return [t for item in frame for t in texts_of(item)]
     return [frame] if isinstance(frame, str) else []
+
+
+# ---------------------------------------------------------------- the game replayed
+
+
+@dataclass(frozen=True)
+class Position:
+    """What is true of a table at one state version."""
+
+    hands: tuple[frozenset[str], ...]
+    public: frozenset[str]
+    """Card codes anyone may see: the table's cards and the face-up trump."""
+    known: tuple[frozenset[str], ...]
+    """Cards of each hand everybody has seen (picked up from the table, shown)."""
+
+
+def positions(db: Path, table_id: int, game_no: int = 1) -> list[Position]:
+    """The table's game move by move, replayed from its seed and its action log."""
+    rules_json, seats, seed = query(
+        db,
+        "SELECT rules, seats, seed FROM games WHERE table_id = ? AND game_no = ?",
+        table_id,
+        game_no,
+    )[0]
+    game = Game.new(
+        Rules.model_validate_json(rules_json), players=len(json.loads(seats)), seed=seed
+    )
+    found = [_position(game)]
+    for (action,) in query(
+        db,
+        "SELECT action FROM actions WHERE table_id = ? AND game_no = ? ORDER BY seq",
+        table_id,
+        game_no,
+    ):
+        game.apply(action_from_dict(json.loads(action)))
+        found.append(_position(game))
+    return found
+
+
+def _position(game: Game) -> Position:
+    view = game.public_view()
+    public = {c.code for pair in view.table for c in pair if c is not None}
+    if view.trump_card is not None:
+        public.add(view.trump_card.code)
+    return Position(
+        hands=tuple(frozenset(c.code for c in game.hands[s]) for s in range(game.n)),
+        public=frozenset(public),
+        known=tuple(frozenset(c.code for c in game.known_cards(s)) for s in range(game.n)),
+    )
+
+
+def check_frames(
+    name: str,
+    states: Iterable[Frame],
+    seat: int | None,
+    moves: Sequence[Position],
+    start: int,
+) -> int:
+    """Every state of the game (playing or finished) among ``states``, the frames a page
+    got, shows what its viewer at ``seat`` (None: a spectator) may see at its version, and
+    a seated player's hand exactly; ``moves`` is the game replayed (:func:`positions`),
+    starting at version ``start``. How many states were checked."""
+    checked = 0
+    for frame in states:
+        if frame["status"] not in ("playing", "finished"):
+            continue
+        at = moves[frame["v"] - start]
+        seen = card_codes(frame)
+        allowed = set(at.public).union(*at.known)
+        if seat is not None:
+            hand = {c["code"] for c in frame["hand"]["cards"]}
+            assert hand == at.hands[seat], f"{name} at v{frame['v']}: {hand}"
+            allowed |= at.hands[seat]
+        else:
+            assert frame["hand"] is None, f"{name} is shown a hand"
+        assert seen <= allowed, f"{name} at v{frame['v']} is shown {seen - allowed}"
+        hidden = set().union(*at.hands) - allowed
+        words = " ".join(texts_of(frame))
+        for code in hidden:
+            label = card_text(card_from_code(code))
+            assert label not in words, f"{name} at v{frame['v']} names {label}"
+        checked += 1
+    return checked

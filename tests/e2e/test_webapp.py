@@ -1,15 +1,13 @@
 """The Mini App's live channel, end to end: the real bot against the fake Bot API server,
 and real WebSocket clients with init data signed as Telegram signs it.
 
-Every state frame a page gets is checked against the game replayed from the store: a
-player's page shows exactly his hand at that version, and no page ever holds a card code
-that its viewer could not see at that moment.
+Every state frame a page gets is checked against the game replayed from the store
+(:func:`~.pages.check_frames`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 from collections.abc import AsyncIterator
@@ -21,19 +19,15 @@ from typing import Any
 import aiohttp
 from fake_telegram import FakeTelegramServer, FakeUser, Limits
 
-from bot.render.common import card_text
-from engine import Game, Rules
-from engine.actions import action_from_dict
-
-from .harness import Table, bot_running, query, stored
+from .harness import Table, bot_running, stored
 from .pages import (
     Frame,
     PageClient,
-    card_codes,
+    check_frames,
     free_port,
     init_data,
+    positions,
     table_token,
-    texts_of,
     webapp_settings,
 )
 
@@ -82,80 +76,6 @@ def stranger() -> dict[str, Any]:
     return {"id": 777_000, "first_name": "Spy", "language_code": "en"}
 
 
-# ---------------------------------------------------------------- the game replayed
-
-
-@dataclass(frozen=True)
-class Position:
-    """What is true of a table at one state version."""
-
-    hands: tuple[frozenset[str], ...]
-    public: frozenset[str]
-    """Card codes anyone may see: the table's cards and the face-up trump."""
-    known: tuple[frozenset[str], ...]
-    """Cards of each hand everybody has seen (picked up from the table, shown)."""
-
-
-def positions(db: Path, table_id: int, game_no: int = 1) -> list[Position]:
-    """The table's game move by move, replayed from its seed and its action log."""
-    rules_json, seats, seed = query(
-        db,
-        "SELECT rules, seats, seed FROM games WHERE table_id = ? AND game_no = ?",
-        table_id,
-        game_no,
-    )[0]
-    game = Game.new(
-        Rules.model_validate_json(rules_json), players=len(json.loads(seats)), seed=seed
-    )
-    found = [_position(game)]
-    for (action,) in query(
-        db,
-        "SELECT action FROM actions WHERE table_id = ? AND game_no = ? ORDER BY seq",
-        table_id,
-        game_no,
-    ):
-        game.apply(action_from_dict(json.loads(action)))
-        found.append(_position(game))
-    return found
-
-
-def _position(game: Game) -> Position:
-    view = game.public_view()
-    public = {c.code for pair in view.table for c in pair if c is not None}
-    if view.trump_card is not None:
-        public.add(view.trump_card.code)
-    return Position(
-        hands=tuple(frozenset(c.code for c in game.hands[s]) for s in range(game.n)),
-        public=frozenset(public),
-        known=tuple(frozenset(c.code for c in game.known_cards(s)) for s in range(game.n)),
-    )
-
-
-def check_frames(page: PageClient, seat: int | None, moves: list[Position], start: int) -> None:
-    """Every playing state ``page`` got shows what its viewer may see at its version, and
-    a seated player's hand exactly."""
-    for frame in page.states:
-        if frame["status"] != "playing":
-            continue
-        at = moves[frame["v"] - start]
-        seen = card_codes(frame)
-        allowed = set(at.public).union(*at.known)
-        if seat is not None:
-            hand = {c["code"] for c in frame["hand"]["cards"]}
-            assert hand == at.hands[seat], f"{page.name} at v{frame['v']}: {hand}"
-            allowed |= at.hands[seat]
-        else:
-            assert frame["hand"] is None, f"{page.name} is shown a hand"
-        assert seen <= allowed, f"{page.name} at v{frame['v']} is shown {seen - allowed}"
-        hidden = set().union(*at.hands) - allowed
-        words = " ".join(texts_of(frame))
-        for code in hidden:
-            from engine.cards import card_from_code
-
-            label = card_text(card_from_code(code))
-            assert label not in words, f"{page.name} at v{frame['v']} names {label}"
-
-
 def versions(page: PageClient) -> list[int]:
     """The distinct versions of the states a page got, in the order they came."""
     found: list[int] = []
@@ -193,9 +113,9 @@ async def test_pages_follow_a_game_played_in_the_chat(tmp_path: Path) -> None:
         for seat, page in enumerate(pages):
             shown = versions(page)
             assert shown[shown.index(start) :] == list(range(start, end.version + 1)), shown
-            check_frames(page, seat, moves, start)
+            check_frames(page.name, page.states, seat, moves, start)
         assert versions(spy)[versions(spy).index(start) :] == list(range(start, end.version + 1))
-        check_frames(spy, None, moves, start)
+        check_frames(spy.name, spy.states, None, moves, start)
         final = spy.state
         assert final is not None and final["status"] == "finished"
         game = end.game
@@ -468,11 +388,11 @@ async def test_two_pages_and_the_chat_play_a_game_to_its_end(tmp_path: Path) -> 
             await page.wait_state(lambda s: s["v"] == end.version and s["status"] == "finished")
         moves = positions(bot.db, table.table_id)
         for seat, page in enumerate(pages):
-            check_frames(page, seat, moves, start)
+            check_frames(page.name, page.states, seat, moves, start)
             shown = versions(page)
             assert shown == sorted(shown), "states come in version order"
             assert set(range(start, end.version + 1)) <= set(shown), "no version is missed"
-        check_frames(spy, None, moves, start)
+        check_frames(spy.name, spy.states, None, moves, start)
         await table.wait_latest(bot.db)  # the chat shows the end too
         replies = [f for p in pages for f in p.frames if f["t"] in ("ack", "notice")]
         assert len(replies) == by_page, "every press is answered exactly once"
@@ -776,4 +696,4 @@ async def test_a_game_against_the_computer_on_a_page(tmp_path: Path) -> None:
         assert len({f["v"] for f in seen_by_computer}) >= moved
         moves = positions(bot.db, table_id)
         start = stored(bot.db, table_id).version - (len(moves) - 1)
-        check_frames(page, 0, moves, start)
+        check_frames(page.name, page.states, 0, moves, start)

@@ -47,12 +47,15 @@ async def http(tmp_path: Path) -> AsyncIterator[tuple[aiohttp.ClientSession, str
 async def test_the_page_under_the_urls_path(http: tuple[aiohttp.ClientSession, str]) -> None:
     session, base = http
     index = (STATIC / "index.html").read_bytes()
+    # the files' place written in, so that the browser looks for them there at once
+    page = index.replace(b"<head>", b'<head>\n<base href="/durak/app/">', 1)
+    assert page != index
     for url in (base, base + "/", base + "?startapp=t1_x&tgWebAppStartParam=t1_x"):
         async with session.get(url) as response:
             assert response.status == 200
             assert response.headers["Content-Type"] == "text/html; charset=utf-8"
             assert response.headers["Cache-Control"] == "no-cache"
-            assert await response.read() == index
+            assert await response.read() == page
     async with session.get(base + "/static/index.html") as response:
         assert response.status == 200 and await response.read() == index
 
