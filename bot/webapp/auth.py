@@ -37,6 +37,7 @@ __all__ = [
     "InitDataChecker",
     "WebAppUser",
     "check_init_data",
+    "claimed_language",
     "data_check_string",
     "secret_key",
     "sign_init_data",
@@ -190,6 +191,15 @@ class InitDataChecker:
             raise AuthError("expired")
         user = _user(fields.get("user"))
         return InitData(user, signed, fields.get("start_param") or None, fields)
+
+
+def claimed_language(raw: object) -> str | None:
+    """The ``language_code`` the init data's user names, read without any check: only to
+    say in his language why his init data is refused, never to take him for anyone."""
+    try:
+        return _user(_fields(raw).get("user")).language_code
+    except AuthError:
+        return None
 
 
 def sign_init_data(fields: Mapping[str, str], bot_token: str) -> str:

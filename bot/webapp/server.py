@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from aiohttp import WSMsgType, web
 
-from bot.i18n import Lang, tr
+from bot.i18n import Lang, pick_lang, tr
 from bot.tables import Live
 
 from . import frames as f
-from .auth import AuthError, InitDataChecker
+from .auth import AuthError, InitDataChecker, claimed_language
 from .hub import Hub, Page, dumps
 from .links import BadToken, StartTokens, WebAppLinks
 
@@ -312,7 +312,10 @@ class WebAppServer:
             init = self._checker.check(frame.init_data)
         except AuthError as exc:
             log.info("a page refused: init data %s", exc.reason)
-            await self._refuse(ws, f.CLOSE_UNAUTHORIZED, "unauthorized")
+            # the refusal in the language the page's user says he speaks: words only
+            claimed = claimed_language(frame.init_data)
+            lang = pick_lang(claimed) if claimed else None
+            await self._refuse(ws, f.CLOSE_UNAUTHORIZED, "unauthorized", lang)
             return None
         lang = await self._hub.lang_of(init.user)
         live: Live | None = None

@@ -15,6 +15,7 @@ from bot.webapp.auth import (
     AuthError,
     InitDataChecker,
     check_init_data,
+    claimed_language,
     data_check_string,
     secret_key,
     sign_init_data,
@@ -211,3 +212,14 @@ def test_the_checker_keeps_its_age() -> None:
     with pytest.raises(AuthError, match="expired"):
         checker.check(raw, now=NOW)
     assert checker.check(raw, now=NOW - 1).user.id == 4242
+
+
+def test_the_language_a_refused_init_data_claims() -> None:
+    # read for the words of the refusal only: whatever the signature
+    assert claimed_language(sign_init_data(fields(), OTHER)) == "ru"
+    english = json.dumps({**USER, "language_code": "en"})
+    assert claimed_language(sign_init_data(fields(user=english), TOKEN)) == "en"
+    assert claimed_language(urlencode(fields(user=english))) == "en", "no hash at all"
+    for raw in ("", None, 5, "user=%7B", "a=1&a=2", urlencode(fields(user='{"id": 1}'))):
+        assert claimed_language(raw) is None, raw
+    assert claimed_language(urlencode(fields(user='{"id": 1, "first_name": "X"}'))) is None

@@ -24,6 +24,7 @@ from e2e.harness import Stored, Table, bot_running, stored, url_buttons
 from e2e.pages import check_frames, free_port, positions, start_param_of, webapp_settings
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 from playwright.async_api import Browser, Locator, Page, expect
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from bot.config import Settings
 
@@ -31,6 +32,9 @@ from .browser import Line, StartVia, TelegramPage, TelegramUser, open_telegram_p
 
 WAIT = 20.0
 """Seconds a test waits for a page or the bot at most."""
+
+TAP_WAIT = 3000
+"""Milliseconds a tap waits for its button (gone when a new state came first)."""
 
 MOVES = ("take", "pass", "done", "transfer", "show_trump", "choose")
 """The move buttons a player taps in a game (Lead several, Refresh and Cancel aside)."""
@@ -135,16 +139,24 @@ class Screen:
             found += [(f"[data-action={action}]", i) for i in range(shown.actions.count(action))]
         return found
 
-    async def tap(self, selector: str, index: int = 0) -> None:
+    async def tap(self, selector: str, index: int = 0) -> bool:
         """A finger on the button: cards of a fan may overlap, so on its left edge, which
-        is always in view."""
+        is always in view. False if the button was gone (a new state came meanwhile)."""
         button = self.page.locator(f"{selector}:visible").nth(index)
-        box = await button.bounding_box(timeout=WAIT * 1000)
-        assert box is not None, f"{self.name}: {selector} is not on screen"
-        await button.click(position={"x": min(8.0, box["width"] / 2), "y": box["height"] / 2})
+        try:
+            box = await button.bounding_box(timeout=TAP_WAIT)
+            if box is None:
+                return False
+            await button.click(
+                position={"x": min(8.0, box["width"] / 2), "y": box["height"] / 2},
+                timeout=TAP_WAIT,
+            )
+        except PlaywrightTimeout:
+            return False
+        return True
 
     async def tap_action(self, action: str) -> None:
-        await self.tap(f"[data-action={action}]")
+        assert await self.tap(f"[data-action={action}]"), f"{self.name}: no {action} to tap"
 
     def requests_outside(self, base: str) -> list[str]:
         """Requests the page made that are not for the Mini App at ``base``."""
@@ -292,7 +304,8 @@ class LiveBot:
     async def tap_a_move(self, table_id: int, screen: Screen, rng: random.Random) -> str:
         """Tap one move on ``screen`` (which shows the stored state): ``moved`` once the
         table took it, ``choice`` if the tap only asked which (a choice of this page
-        alone), ``clock`` if the clock moved the game first (the tap is refused)."""
+        alone), ``raced`` if another seat or the clock moved first (the tap is refused as
+        outdated, or its button was gone)."""
         before = self.stored(table_id).version
         if (await screen.shown()).notice is not None:
             # an earlier refusal still on screen: it goes within seconds
@@ -301,7 +314,10 @@ class LiveBot:
         taps = screen.taps(shown)
         assert taps, f"{screen.name}: nothing to tap at v{shown.v}: {shown}"
         selector, index = rng.choice(taps)
-        await screen.tap(selector, index)
+        if not await screen.tap(selector, index):
+            # the button went with a newer state: another seat, or the clock, moved first
+            await until(lambda: self.stored(table_id).version != before, "a move by another")
+            return "raced"
         choosing = selector.startswith("[data-card")
 
         async def settled() -> str | None:
@@ -317,7 +333,7 @@ class LiveBot:
         outcome = await until(settled, f"{screen.name}'s tap of {selector} taking effect")
         if outcome == "refused":
             assert self.stored(table_id).version != before, "a tap of the state shown is taken"
-            return "clock"
+            return "raced"
         return outcome
 
     def check_all_frames(self, table_id: int, start: int, game_no: int = 1) -> int:

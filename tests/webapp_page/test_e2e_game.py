@@ -60,6 +60,12 @@ async def test_two_pages_and_the_chat_play_a_game_to_its_end(
             await expect(screen.page.locator("[data-action=rematch]")).to_be_visible()
         await ann.tap_action("rematch")
         await table.lobby_after(chat_end, timeout=WAIT)
+        lobby = bot.stored(tid)
+        assert lobby.status == "lobby"
+        for screen in screens:
+            await screen.shows(lobby.version)
+            await expect(screen.page.locator("[data-role=lobby]")).to_be_visible()
+            await expect(screen.page.locator("[data-action=start]")).to_be_visible()
         # no page ever got a card of a hand not its viewer's, in any frame
         assert bot.check_all_frames(tid, start) >= len(screens)
         for screen in screens:
