@@ -311,7 +311,9 @@ def check_frames(
     for frame in states:
         if frame["status"] not in ("playing", "finished"):
             continue
-        at = moves[frame["v"] - start]
+        step = frame["v"] - start
+        assert 0 <= step < len(moves), f"{name}: v{frame['v']} is not of the game at {start}"
+        at = moves[step]
         seen = card_codes(frame)
         allowed = set(at.public).union(*at.known)
         if seat is not None:

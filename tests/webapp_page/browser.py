@@ -225,18 +225,21 @@ _WEBAPP_SCRIPT = """
     };
   }
   window.Telegram = { WebApp: webApp };
-  // for the tests: what the page asked of Telegram, a theme change as a client does it, and
-  // how many sockets the page opened
+  // for the tests: what the page asked of Telegram, a theme change as a client does it, how
+  // many sockets the page opened and how many frames it has handled (this listener comes
+  // first, so once it has counted a frame the page's own has seen it too)
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
       window.__telegram.sockets += 1;
+      this.addEventListener("message", () => { window.__telegram.handled += 1; });
     }
   };
   window.__telegram = {
     calls,
     sockets: 0,
+    handled: 0,
     setTheme(themeParams, colorScheme) {
       webApp.themeParams = themeParams;
       webApp.colorScheme = colorScheme;
@@ -279,6 +282,11 @@ class TelegramPage:
     async def sockets_opened(self) -> int:
         """How many WebSockets the page has opened so far."""
         count: int = await self.page.evaluate("window.__telegram.sockets")
+        return count
+
+    async def frames_handled(self) -> int:
+        """How many frames the page's sockets have delivered to it so far."""
+        count: int = await self.page.evaluate("window.__telegram.handled")
         return count
 
     async def set_theme(self, theme: Mapping[str, str], scheme: str) -> None:

@@ -336,9 +336,15 @@ class LiveBot:
             return "raced"
         return outcome
 
-    def check_all_frames(self, table_id: int, start: int, game_no: int = 1) -> int:
+    def check_all_frames(self, table_id: int, start: int | None = None, game_no: int = 1) -> int:
         """Every state any page got, checked against the game replayed from the store
-        (no card of a hand on a page not its holder's); how many were checked."""
+        (no card of a hand on a page not its holder's); how many were checked. ``start``
+        is the version the game was dealt at; by default worked out from the table's
+        current game (each move is one version)."""
+        if start is None:
+            now = self.stored(table_id)
+            assert now.game_no == game_no, "the table has gone on to another game"
+            start = now.version - now.moves
         moves = positions(self.db, table_id, game_no)
         return sum(check_frames(s.name, s.tp.states(), s.seat, moves, start) for s in self.screens)
 
