@@ -46,9 +46,9 @@ TEXT_KEYS: Final = (
     "players",
     "spectator",
     "reconnecting",
-    "no_token",
 )
-"""The page's own words (``webapp.<key>`` in the catalogs), sent in every state."""
+"""The page's words of the table (``webapp.<key>`` in the catalogs), sent in every state:
+the page looks each up in a state's ``texts`` (PROTOCOL.md), its own copy before the first."""
 EVENTS_SHOWN: Final = 5
 
 _TAG: Final = re.compile(r"<[^>]*>")
