@@ -21,7 +21,14 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from e2e.harness import Stored, Table, bot_running, stored, url_buttons
-from e2e.pages import check_frames, free_port, positions, start_param_of, webapp_settings
+from e2e.pages import (
+    card_codes,
+    check_frames,
+    free_port,
+    positions,
+    start_param_of,
+    webapp_settings,
+)
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 from playwright.async_api import Browser, Locator, Page, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -346,6 +353,9 @@ class LiveBot:
             assert now.game_no == game_no, "the table has gone on to another game"
             start = now.version - now.moves
         moves = positions(self.db, table_id, game_no)
+        for screen in self.screens:
+            others = [f for f in screen.tp.received if f.get("t") != "state"]
+            assert card_codes(others) == set(), f"{screen.name} got cards outside a state"
         return sum(check_frames(s.name, s.tp.states(), s.seat, moves, start) for s in self.screens)
 
 
