@@ -248,7 +248,8 @@ def _run(settings: Settings) -> int:
         _say(f"BOT_TOKEN is invalid: the Bot API at {settings.base_url} refused it")
         return EXIT_CONFIG
     except ListenError as exc:
-        _say(f"DURAK_WEBHOOK_LISTEN/DURAK_WEBHOOK_PORT: {exc}")
+        _quiet_exit()
+        _say(f"{exc.setting}: {exc}")
         return EXIT_CONFIG
     except NetworkError as exc:
         _quiet_exit()

@@ -15,6 +15,7 @@ from bot.pacing import Pacer, Pacing, use_timedelta_periods
 from bot.request import AiohttpRequest, UpdatesRequest
 from bot.runtime import Runtime
 from bot.sent import SentLog
+from bot.webapp.links import StartTokens, WebAppLinks, start_key
 
 __all__ = ["build_application"]
 
@@ -46,6 +47,9 @@ def build_application(
         order=order,
         updates_request=updates,
     )
+    if settings.webapp_url is not None:
+        tokens = StartTokens(start_key(settings.bot_token.get_secret_value()))
+        rt.webapp = WebAppLinks(settings.webapp_url, settings.webapp_short_name, tokens)
     if builder is None:
         builder = (
             ApplicationBuilder()

@@ -49,6 +49,7 @@ SECRET_FIELDS = frozenset({"bot_token", "webhook_secret", "database_url"})
 _TOKEN_RE = re.compile(r"^[0-9]{1,20}:[A-Za-z0-9_-]{20,200}$")
 _SECRET_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 _HOSTNAME_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$")
+_SHORT_NAME_RE = re.compile(r"^[A-Za-z0-9_]{3,30}$")
 TELEGRAM_BASE_URL = "https://api.telegram.org/bot"
 
 
@@ -252,6 +253,33 @@ class Settings(BaseSettings):
         description="Telegram user ids of the bot's operators, comma-separated "
         "(`12345,67890`): they may change settings, start and cancel at any table.",
     )
+    webapp_url: str | None = Field(
+        None,
+        description="The Mini App: the public HTTPS address of its page, e.g. "
+        "`https://durak.example.com/app` (plain `http://` only on a loopback address); "
+        "the bot serves the page, its files and its live channel under that path. Empty: no "
+        "Mini App.",
+    )
+    webapp_listen: str = Field(
+        "127.0.0.1",
+        description="The Mini App: the address its HTTP server listens on (`0.0.0.0` in a "
+        "container).",
+    )
+    webapp_port: int = Field(
+        8090, ge=1, le=65535, description="The Mini App: the port its HTTP server listens on."
+    )
+    webapp_short_name: str | None = Field(
+        None,
+        description="The Mini App's short name from @BotFather's /newapp (3-30 characters "
+        "`A-Z a-z 0-9 _`): group messages link to `https://t.me/<bot>/<short name>`. Empty: "
+        "the Mini App opens from private chats only.",
+    )
+    webapp_max_age: int = Field(
+        86400,
+        ge=60,
+        le=30 * 86400,
+        description="The Mini App: seconds a page's Telegram sign-in (its init data) stays valid.",
+    )
 
     # ---------------------------------------------------------------- validators
 
@@ -326,7 +354,36 @@ class Settings(BaseSettings):
             raise SettingError("it cannot have a #fragment")
         return text
 
-    @field_validator("webhook_listen", mode="before")
+    @field_validator("webapp_url", mode="before")
+    @classmethod
+    def _webapp_url(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return None
+        parts = urlsplit(text)
+        if parts.scheme not in ("https", "http") or not parts.hostname:
+            raise SettingError("it must be a full https:// address")
+        if parts.scheme == "http" and not _loopback(parts.hostname):
+            raise SettingError("it must be https:// (plain http:// only on a loopback address)")
+        if parts.query or parts.fragment:
+            raise SettingError("it cannot have a ?query or a #fragment")
+        return text
+
+    @field_validator("webapp_short_name", mode="before")
+    @classmethod
+    def _short_name(cls, value: object) -> object:
+        if not isinstance(value, str):
+            return value
+        text = value.strip()
+        if not text:
+            return None
+        if not _SHORT_NAME_RE.match(text):
+            raise SettingError("it must be 3-30 characters, each A-Z, a-z, 0-9 or _")
+        return text
+
+    @field_validator("webhook_listen", "webapp_listen", mode="before")
     @classmethod
     def _listen(cls, value: object) -> object:
         if not isinstance(value, str):
@@ -386,6 +443,20 @@ class Settings(BaseSettings):
         return tuple(int(x) for x in items)
 
     @model_validator(mode="after")
+    def _webapp_port_free(self) -> Settings:
+        if (
+            self.webapp_url is not None
+            and self.mode == "webhook"
+            and self.webapp_port == self.webhook_port
+        ):
+            raise SettingError(
+                f"the webhook server listens on port {self.webhook_port} already: "
+                "give the Mini App another port",
+                setting=env_name("webapp_port"),
+            )
+        return self
+
+    @model_validator(mode="after")
     def _webhook_needs(self) -> Settings:
         if self.mode != "webhook":
             return self
@@ -418,6 +489,14 @@ class Settings(BaseSettings):
         if self.webhook_url is None:
             return "/"
         return urlsplit(self.webhook_url).path or "/"
+
+    @property
+    def webapp_path(self) -> str:
+        """The path of :attr:`webapp_url` the Mini App's server answers under, without a
+        trailing slash (``""`` for the root)."""
+        if self.webapp_url is None:
+            return ""
+        return urlsplit(self.webapp_url).path.rstrip("/")
 
     def rules(self) -> Rules:
         """The rules of a group's first table (:attr:`default_rules`)."""
@@ -466,14 +545,27 @@ class Settings(BaseSettings):
         if self.mode == "webhook":
             mode = f"webhook {self.webhook_url} on {self.webhook_listen}:{self.webhook_port}"
         rules = self.default_rules.model_dump(exclude_defaults=True)
+        webapp = "off"
+        if self.webapp_url is not None:
+            webapp = f"{self.webapp_url} on {self.webapp_listen}:{self.webapp_port}"
         return (
             f"mode={mode}; db={self.database}; api={self.base_url}; "
             f"language={self.default_language}; rules={json.dumps(rules) if rules else 'default'}"
-            f"; rate_limits={self.rate_limits}; admins={len(self.admin_ids)}"
+            f"; rate_limits={self.rate_limits}; admins={len(self.admin_ids)}; webapp={webapp}"
         )
 
 
 _MISSING_TOKEN = "set it in the environment or in .env (@BotFather gives you one)"
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def env_name(field: str) -> str:

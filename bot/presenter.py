@@ -131,6 +131,10 @@ class Presenter:
         if title:
             self._titles[chat_id] = title
 
+    def known_title(self, chat_id: int) -> str:
+        """A group's title as last seen ("" if never)."""
+        return self._titles.get(chat_id, "")
+
     async def title(self, chat_id: int) -> str:
         """A group's title: as last seen, else asked of Telegram once (a free read)."""
         title = self._titles.get(chat_id)
@@ -149,8 +153,17 @@ class Presenter:
         """Seconds until the table's deadline (None: no clock runs)."""
         return None if live.deadline is None else max(0.0, live.deadline - time.time())
 
+    def _open_url(self, live: Live) -> str | None:
+        """The Mini App's direct link to the table, for a group's messages (None: no Mini
+        App, no short name, or a game against the computer, which has no group)."""
+        links = self._rt.webapp
+        if links is None or live.solo:
+            return None
+        return links.direct_link(self._rt.bot_username, live.table_id)
+
     def _ctx(self, live: Live) -> r.TableContext:
         left = self._left(live)
+        links = self._rt.webapp
         return r.TableContext(
             table_id=live.table_id,
             version=live.version,
@@ -160,6 +173,8 @@ class Presenter:
             events=tuple(e for _, e in live.events),
             bot_username=self._rt.bot_username or None,
             codec=self._rt.codec,
+            open_url=self._open_url(live),
+            web_app_url=links.web_app_url(live.table_id) if links is not None else None,
         )
 
     def adopt_messages(self, live: Live) -> None:
@@ -185,6 +200,7 @@ class Presenter:
 
     async def redraw(self, live: Live, events: list[Event]) -> None:
         """Draw the group message and every hand for the table's current state."""
+        self._rt.views.changed(live)
         lang = await self._group_lang(live)
         if live.row.status == TableStatus.LOBBY or live.game is None:
             await self._draw_lobby(live, lang)
@@ -200,6 +216,7 @@ class Presenter:
             version=live.version,
             creator=self._creator_name(live),
             codec=self._rt.codec,
+            open_url=self._open_url(live),
         )
         if live.solo:
             count, level = solo_opponents(live)
@@ -372,12 +389,14 @@ class Presenter:
 
     def game_started(self, live: Live) -> None:
         """A new game: draw the table and send every hand (notifying the first mover)."""
+        self._rt.views.changed(live)
         self._waiting.pop(live.table_id, None)
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
         self._app.create_task(self._start_drawing(live))
 
     async def _start_drawing(self, live: Live) -> None:
+        self._rt.views.changed(live)
         if live.solo:
             # against the computer, the setup message becomes the hand, edited in place;
             # the player just pressed Play, so he is looking at it
@@ -405,6 +424,7 @@ class Presenter:
         end if the game is over."""
         game = live.game
         assert game is not None
+        self._rt.views.changed(live)  # the pages at once; the chat at Telegram's pace
         lang = await self._group_lang(live)
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True, actor=actor)
@@ -446,6 +466,7 @@ class Presenter:
 
     def show_lobby_page(self, live: Live, decoded: cb.Callback, lang: Lang) -> None:
         """Show a settings page, an option's values, the AI picker, or the lobby again."""
+        self._rt.views.changed(live)  # a changed option shows on the pages too
         if isinstance(decoded, cb.Settings):
             screen = r.render_settings(
                 live.rules,
@@ -477,6 +498,7 @@ class Presenter:
     def rematch(self, live: Live) -> None:
         """A finished table became a lobby again: it is drawn in a new message below the
         end of the last game, and the last game's hands are left as they are."""
+        self._rt.views.changed(live)
         self._rt.out.forget(self._group_key(live))
         for seat in range(len(live.row.seats)):
             self._rt.out.forget(self._hand_key(live, seat))
@@ -498,6 +520,7 @@ class Presenter:
     async def cancelled(self, live: Live, by: str | None, *, lobby: bool = False) -> None:
         """The lobby or game was cancelled: say so in the group and in every hand, whose
         buttons go away."""
+        self._rt.views.changed(live)
         lang = await self._group_lang(live)
         text = r.render_cancelled(lang, by, lobby=lobby)
         if lobby or not live.solo:

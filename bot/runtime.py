@@ -15,6 +15,8 @@ from bot.request import UpdatesRequest
 from bot.sender import Publisher
 from bot.store import Store
 from bot.tables import TableService
+from bot.views import NoViews, TableViews
+from bot.webapp.links import WebAppLinks
 
 __all__ = ["Runtime", "runtime"]
 
@@ -35,6 +37,10 @@ class Runtime:
     """Where every update is kept until it is done (after start-up)."""
     bot_username: str = ""
     extras: dict[str, object] = field(default_factory=dict)
+    views: TableViews = field(default_factory=NoViews)
+    """The table's views beyond the chat (the Mini App's pages), told of every change."""
+    webapp: WebAppLinks | None = None
+    """The Mini App's links (None: the Mini App is off)."""
     user_locks: tuple[asyncio.Lock, ...] = field(
         default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
     )

@@ -60,7 +60,14 @@ AnyApp = Application[Any, Any, Any, Any, Any, Any]
 
 
 class ListenError(RuntimeError):
-    """The webhook server cannot listen on the configured address and port."""
+    """A server of the bot cannot listen on the configured address and port; ``setting``
+    names the settings to look at."""
+
+    def __init__(
+        self, problem: str, *, setting: str = "DURAK_WEBHOOK_LISTEN/DURAK_WEBHOOK_PORT"
+    ) -> None:
+        super().__init__(problem)
+        self.setting = setting
 
 
 class WebhookServer:

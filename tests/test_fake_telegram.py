@@ -38,6 +38,7 @@ from telegram import (
     InlineKeyboardMarkup,
     ReplyParameters,
     Update,
+    WebAppInfo,
 )
 from telegram.error import (
     BadRequest,
@@ -268,6 +269,33 @@ async def test_text_and_keyboard_validation(server: FakeTelegramServer, bot: Bot
     many = [[(str(r * 10 + c), str(r * 10 + c)) for c in range(8)] for r in range(13)]
     with pytest.raises(BadRequest, match="Reply markup is too long"):
         await bot.send_message(ann.id, "x", reply_markup=keyboard(*many))
+
+
+async def test_url_and_web_app_buttons(server: FakeTelegramServer, bot: Bot) -> None:
+    ann = await started_user(server)
+    group = await server.create_group("Friends", members=[ann], creator=ann)
+    app = InlineKeyboardMarkup(
+        [[InlineKeyboardButton("Open", web_app=WebAppInfo("https://example.com/app?startapp=t1"))]]
+    )
+    link = InlineKeyboardMarkup(
+        [[InlineKeyboardButton("Open", url="https://t.me/bot/app?startapp=t1")]]
+    )
+    sent = await bot.send_message(ann.id, "private", reply_markup=app)
+    [[button]] = server.message(ann.id, sent.message_id).buttons
+    assert button.web_app == "https://example.com/app?startapp=t1" and not button.pressable
+    in_group = await bot.send_message(group.id, "group", reply_markup=link)
+    [[button]] = server.message(group.id, in_group.message_id).buttons
+    assert button.url == "https://t.me/bot/app?startapp=t1" and button.web_app is None
+    # web_app buttons are for private chats only, in a send and in an edit alike
+    with pytest.raises(BadRequest, match="Button_type_invalid"):
+        await bot.send_message(group.id, "group", reply_markup=app)
+    with pytest.raises(BadRequest, match="Button_type_invalid"):
+        await bot.edit_message_text(
+            "x", chat_id=group.id, message_id=in_group.message_id, reply_markup=app
+        )
+    with pytest.raises(BadRequest, match="Button_type_invalid"):
+        await bot.edit_message_reply_markup(group.id, in_group.message_id, reply_markup=app)
+    assert server.message(group.id, in_group.message_id).text == "group", "nothing changed"
 
 
 async def test_chat_errors(server: FakeTelegramServer, bot: Bot) -> None:

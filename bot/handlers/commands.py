@@ -123,7 +123,7 @@ async def may_set_group_lang(
     assert rt.store is not None
     if any(row.creator_id == user.id for row in await rt.store.chat_tables(chat_id)):
         return True
-    return await is_admin(context, chat_id, user.id)
+    return await is_admin(context.bot, chat_id, user.id)
 
 
 async def set_lang(

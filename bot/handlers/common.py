@@ -8,6 +8,7 @@ import asyncio
 import logging
 
 from telegram import (
+    Bot,
     CallbackQuery,
     Chat,
     Message,
@@ -156,9 +157,9 @@ async def lang_here(rt: Runtime, update: Update, chat: Chat) -> Lang:
     return await chat_lang(rt, chat.id, update.effective_user)
 
 
-async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> bool:
+async def is_admin(bot: Bot, chat_id: int, user_id: int) -> bool:
     try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
+        member = await bot.get_chat_member(chat_id, user_id)
     except TelegramError:
         return False
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
@@ -167,6 +168,13 @@ async def is_admin(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: in
 async def may_manage(
     context: ContextTypes.DEFAULT_TYPE, live: Live, user_id: int, message: Message | None = None
 ) -> bool:
+    """:func:`may_manage_as` for a handler's update."""
+    return await may_manage_as(runtime(context), context.bot, live, user_id, message)
+
+
+async def may_manage_as(
+    rt: Runtime, bot: Bot, live: Live, user_id: int, message: Message | None = None
+) -> bool:
     """The lobby's creator or a group admin may change settings, start and cancel; a
     command (``message``) posted as the group comes from an anonymous admin. A game against
     the computer is its player's alone."""
@@ -174,9 +182,9 @@ async def may_manage(
         return live.row.creator_id == user_id
     if message is not None and anonymous_admin(message, live.row.chat_id):
         return True
-    if live.row.creator_id == user_id or user_id in runtime(context).settings.admin_ids:
+    if live.row.creator_id == user_id or user_id in rt.settings.admin_ids:
         return True
-    return await is_admin(context, live.row.chat_id, user_id)
+    return await is_admin(bot, live.row.chat_id, user_id)
 
 
 def anonymous_admin(message: Message, chat_id: int) -> bool:
@@ -271,7 +279,6 @@ async def set_option(
     rt: Runtime,
     presenter: Presenter,
     live: Live,
-    query: CallbackQuery,
     decoded: cb.SetOption,
     lang: Lang,
 ) -> None:
@@ -293,5 +300,4 @@ async def set_option(
             row.thread_id if row else live.row.thread_id,
         )
     )
-    await answer(query)
     presenter.show_lobby_page(live, cb.Option(live.table_id, live.version, decoded.option), lang)

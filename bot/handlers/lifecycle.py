@@ -90,6 +90,10 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     coach.start()
     if app.job_queue is not None:
         app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
+    if rt.webapp is not None:
+        from bot.webapp.server import open_webapp
+
+        rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
 
 
 async def resume_updates(app: Application, inbox: Inbox) -> None:  # type: ignore[type-arg]
@@ -133,6 +137,12 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
     still open."""
     rt: Runtime = app.bot_data["runtime"]
     await _stop_menus(rt)
+    webapp = rt.extras.pop("webapp", None)
+    if webapp is not None:
+        from bot.webapp.server import WebAppServer
+
+        assert isinstance(webapp, WebAppServer)
+        await webapp.close()  # the pages reconnect to the next bot
     if rt.publisher is not None:
         await rt.publisher.close()
 

@@ -30,7 +30,7 @@ from bot.sender import Content, Priority
 from bot.tables import Refused
 from engine.ai.coach import Review
 
-__all__ = ["ReplayDesk", "cmd_replay", "replay_button"]
+__all__ = ["ReplayDesk", "cmd_replay", "replay_button", "send_replay"]
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +212,15 @@ async def open_replay(rt: Runtime, user: User, replay: Replay, seat: int, lang: 
     return True
 
 
+async def send_replay(rt: Runtime, user: User, table: int, game: int, lang: Lang) -> bool:
+    """🎞 Replay: the replay of ``game`` of ``table`` in the user's private chat
+    (:class:`Refused` if he did not sit at that table); False if it cannot be sent there
+    (he never started the bot, or blocked it)."""
+    known = await remember(rt, user)
+    replay, seat = await _load(rt, table, game, user)
+    return known.can_message and await open_replay(rt, user, replay, seat, lang)
+
+
 async def replay_button(
     context: ContextTypes.DEFAULT_TYPE,
     rt: Runtime,
@@ -222,10 +231,8 @@ async def replay_button(
     """🎞 Replay, and the step buttons of a replay message."""
     user = query.from_user
     if isinstance(decoded, cb.ReplayOpen):
-        known = await remember(rt, user)
-        replay, seat = await _load(rt, decoded.table, decoded.game, user)
         in_private = query.message is not None and query.message.chat.id == user.id
-        if known.can_message and await open_replay(rt, user, replay, seat, lang):
+        if await send_replay(rt, user, decoded.table, decoded.game, lang):
             await answer(query, None if in_private else say(lang, "replay_sent"))
             return
         # he never started the bot, or blocked it: the link opens the bot, /start the replay

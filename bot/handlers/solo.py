@@ -1,5 +1,5 @@
-"""A game against the computer in the private chat: /play, its setup buttons (how many
-computer players, how strong, the rules), Play, Play again, and /leave and /cancel there.
+"""A game against the computer in the private chat: /play, and /leave and /cancel there (its
+setup buttons, Play and Play again are decided in :mod:`bot.handlers.presses`).
 
 It is a table like a group's, kept and resumed the same way, whose chat is the player's
 private chat: one message shows the table and his hand, and its series is his own.
@@ -9,23 +9,19 @@ from __future__ import annotations
 
 import logging
 
-from telegram import CallbackQuery, Update
+from telegram import Update
 from telegram.ext import ContextTypes
 
-from bot import callbacks as cb
-from bot import render as r
 from bot.handlers.common import (
-    answer,
     default_rules,
     presenter_of,
     remember,
     reply,
     say,
-    set_option,
     user_lang,
 )
 from bot.i18n import Lang, tr
-from bot.presenter import AI_LEVELS, Presenter, solo_opponents
+from bot.presenter import AI_LEVELS, solo_opponents
 from bot.runtime import Runtime, runtime
 from bot.store import Seat, TableStatus
 from bot.tables import SOLO_OPPONENTS, Live, Refused
@@ -79,65 +75,6 @@ async def cmd_play(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         live = await rt.tables.create(user.id, None, player, rules, computers(lang, count, level))
         log.info("table %s: a game against the computer for %s", live.table_id, user.id)
     await presenter.redraw(live, [])
-
-
-async def solo_button(
-    context: ContextTypes.DEFAULT_TYPE,
-    rt: Runtime,
-    presenter: Presenter,
-    live: Live,
-    query: CallbackQuery,
-    decoded: cb.Callback,
-    lang: Lang,
-) -> bool:
-    """A button of a game against the computer's setup or end, pressed by its player
-    (under the table's lock); True if the setup is to be drawn again."""
-    user = query.from_user
-    if isinstance(decoded, cb.SoloSetup):
-        if decoded.count not in SOLO_OPPONENTS or not 0 <= decoded.level < len(AI_LEVELS):
-            raise Refused("outdated")
-        await rt.tables.set_opponents(
-            live, computers(lang, decoded.count, decoded.level), decoded.version
-        )
-        await answer(query)
-        return True
-    if isinstance(decoded, cb.Start):
-        problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
-        if problem is not None:
-            raise Refused("too_few_players", problem=problem)
-        await rt.tables.start(live, decoded.version)
-        await answer(query)
-        presenter.game_started(live)
-        return False
-    if isinstance(decoded, cb.Rematch):
-        # Play again: the same opponents and rules, dealt at once
-        open_now = await rt.tables.open_table(live.row.chat_id, None)
-        if open_now is not None and open_now.table_id != live.table_id:
-            presenter.repost(open_now)
-            raise Refused("table_open")
-        latest = await rt.tables.latest(live.row.chat_id, None)
-        if latest != live.table_id:
-            raise Refused("rematch_old")
-        await rt.tables.reopen(live, user.id, decoded.version)
-        try:
-            await rt.tables.start(live)
-        except Refused:
-            presenter.rematch(live)  # the setup, to change what stops the deal
-            raise
-        await answer(query)
-        presenter.game_started(live)
-        return False
-    if isinstance(decoded, cb.Settings | cb.Option | cb.Lobby):
-        if decoded.version != live.version:
-            raise Refused("outdated")
-        await answer(query)
-        presenter.show_lobby_page(live, decoded, lang)
-        return False
-    if isinstance(decoded, cb.SetOption):
-        await set_option(rt, presenter, live, query, decoded, lang)
-        return False
-    # Join, Leave, computer players one by one: not at a table of one player
-    raise Refused("outdated")
 
 
 async def solo_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Live | None:

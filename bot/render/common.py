@@ -216,15 +216,18 @@ def seconds_until(deadline: datetime | float | None, now: datetime | float) -> f
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """One inline button: a label and either callback data or a URL."""
+    """One inline button: a label and one of callback data, a URL to open, or the URL of
+    a Mini App to open in place (``web_app``: Telegram allows those in private chats
+    only)."""
 
     text: str
     data: str | None = None
     url: str | None = None
+    web_app: str | None = None
 
     def __post_init__(self) -> None:
-        if (self.data is None) == (self.url is None):
-            raise ValueError("a button has exactly one of data and url")
+        if sum(x is not None for x in (self.data, self.url, self.web_app)) != 1:
+            raise ValueError("a button has exactly one of data, url and web_app")
         if not self.text or len(self.text) > MAX_BUTTON_TEXT:
             raise ValueError(f"button text must be 1-{MAX_BUTTON_TEXT} characters")
         if self.data is not None and len(self.data.encode("utf-8")) > MAX_BYTES:
@@ -239,6 +242,11 @@ class Button:
     def link(cls, text: str, url: str) -> Button:
         """A URL button."""
         return cls(_label(text), url=url)
+
+    @classmethod
+    def app(cls, text: str, url: str) -> Button:
+        """A button that opens the Mini App at ``url`` in place (private chats only)."""
+        return cls(_label(text), web_app=url)
 
 
 def _label(text: str) -> str:
@@ -309,3 +317,7 @@ class TableContext:
     codec: CallbackCodec = field(default_factory=CallbackCodec)
     deadline: float | None = None
     """The deadline as a Unix time: the time left is drawn as a live clock."""
+    open_url: str | None = None
+    """The Mini App's direct link to this table (a group's table message links to it)."""
+    web_app_url: str | None = None
+    """The Mini App's URL for this table (a hand opens it in place)."""

@@ -47,7 +47,7 @@ from .events import event_lines
 from .table import bout_lines, fit, seat_lines, title_line, trump_line
 from .tap import Choice, leads_of, play_callback, selectable
 
-__all__ = ["CARDS_PER_ROW", "render_hand"]
+__all__ = ["CARDS_PER_ROW", "INERT", "playable_cards", "prompt_lines", "render_hand"]
 
 CARDS_PER_ROW = 6
 
@@ -66,13 +66,15 @@ def _lead_label(lang: Lang, action: Lead) -> str:
     return tr(lang, key, cards=shown)
 
 
-def _prompt(
+def prompt_lines(
     view: SeatView,
     players: Sequence[Player],
     lang: Lang,
     seconds: float | None,
     deadline: float | None = None,
 ) -> list[str]:
+    """What the hand asks of its player now (his move, or whom he waits for), with the
+    time left when the clock runs for him."""
     public = view.public
     me = view.seat
     if public.phase == "over":
@@ -279,7 +281,10 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
         extra.append(Button.cb(tr(lang, "hand.btn.poker_swap"), codec, cb.Select(t, v, "swap")))
     rows.append(tuple(moves))
     rows.extend(chunk(extra, 2))
-    rows.append((Button.cb(tr(lang, "hand.btn.refresh"), codec, cb.Refresh(t, v)),))
+    last = [Button.cb(tr(lang, "hand.btn.refresh"), codec, cb.Refresh(t, v))]
+    if ctx.web_app_url:
+        last.append(Button.app(tr(lang, "table.btn.open_app"), ctx.web_app_url))
+    rows.append(tuple(last))
     return Keyboard.of(rows)
 
 
@@ -309,7 +314,7 @@ def render_hand(
     head = [title_line(lang, rules, ctx.group_title), trump_line(public, lang)]
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
     footer = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
-    footer += _prompt(view, players, lang, ctx.seconds_left, ctx.deadline)
+    footer += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
     over = public.phase == "over" or public.roles[view.seat] == "out"
     keyboard: Keyboard | None = None
     if over:

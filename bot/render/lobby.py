@@ -42,6 +42,8 @@ class LobbyContext:
     creator: str | None = None
     """The lobby creator's name (raw), shown as the one who may change settings."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
+    open_url: str | None = None
+    """The Mini App's direct link to this table, if it has one."""
 
 
 def lobby_problem(rules: Rules, players: int, lang: Lang) -> str | None:
@@ -107,6 +109,8 @@ def render_lobby(rules: Rules, players: Sequence[Player], lang: Lang, ctx: Lobby
     ]
     rows.extend(chunk(kicks, 3))
     rows.append((Button.cb(tr(lang, "lobby.btn.start"), codec, cb.Start(t, v)),))
+    if ctx.open_url:
+        rows.append((Button.link(tr(lang, "table.btn.open_app"), ctx.open_url),))
     return Screen("\n".join(lines), Keyboard.of(rows))
 
 

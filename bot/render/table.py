@@ -28,7 +28,7 @@ from .events import event_lines
 from .limits import fits
 from .rules_text import game_title
 
-__all__ = ["ROLE_ICONS", "render_table"]
+__all__ = ["ROLE_ICONS", "render_table", "role_words", "turn_line"]
 
 ROLE_ICONS = {
     "attacker": "⚔️",
@@ -70,7 +70,6 @@ def seat_lines(
 ) -> list[str]:
     """One line per seat: role icon, name, cards held, role in words, marks."""
     lines = []
-    places = {s: i + 1 for i, s in enumerate(view.finish_order)}
     for seat in range(view.players):
         role = view.roles[seat]
         name = name_of(players, seat)
@@ -79,21 +78,32 @@ def seat_lines(
         if role in ("attacker", "defender"):
             name = f"<b>{name}</b>"
         parts = [f"{ROLE_ICONS.get(role, '▫️')} {name}"]
-        if role == "out":
-            parts.append(tr(lang, "role.out", place=places.get(seat, 0)))
-        else:
+        if role != "out":
             parts.append(tr(lang, "card.count", n=view.hand_sizes[seat]))
-            if view.phase != "over" and role in ("attacker", "defender", "thrower", "partner"):
-                word = tr(lang, f"role.{role}")
-                if role == "defender" and view.taking:
-                    word = tr(lang, "role.taking")
-                parts.append(word)
-            if seat in view.passed and role != "defender":
-                parts.append(tr(lang, "role.passed"))
-        if view.teams is not None:
-            parts.append(tr(lang, "table.team", team=_TEAM_LETTERS[view.teams[seat] % 3]))
+        parts += role_words(view, seat, lang)
         lines.append(" · ".join(parts))
     return lines
+
+
+def role_words(view: PublicView, seat: int, lang: Lang) -> list[str]:
+    """What a seat's line says of its role: out (and its place), attacking, defending,
+    taking, may throw in, passed, its team."""
+    role = view.roles[seat]
+    words = []
+    if role == "out":
+        place = view.finish_order.index(seat) + 1 if seat in view.finish_order else 0
+        words.append(tr(lang, "role.out", place=place))
+    else:
+        if view.phase != "over" and role in ("attacker", "defender", "thrower", "partner"):
+            word = tr(lang, f"role.{role}")
+            if role == "defender" and view.taking:
+                word = tr(lang, "role.taking")
+            words.append(word)
+        if seat in view.passed and role != "defender":
+            words.append(tr(lang, "role.passed"))
+    if view.teams is not None:
+        words.append(tr(lang, "table.team", team=_TEAM_LETTERS[view.teams[seat] % 3]))
+    return words
 
 
 def bout_lines(view: PublicView, lang: Lang) -> list[str]:
@@ -176,8 +186,13 @@ def render_table(
     )
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None
-    if ctx.bot_username and view.phase != "over":
-        keyboard = Keyboard.of(
-            [[Button.link(tr(lang, "table.btn.my_cards"), f"https://t.me/{ctx.bot_username}")]]
-        )
+    if view.phase != "over":
+        row = []
+        if ctx.bot_username:
+            row.append(
+                Button.link(tr(lang, "table.btn.my_cards"), f"https://t.me/{ctx.bot_username}")
+            )
+        if ctx.open_url:
+            row.append(Button.link(tr(lang, "table.btn.open_app"), ctx.open_url))
+        keyboard = Keyboard.of([row]) if row else None
     return Screen(text, keyboard)

@@ -560,7 +560,7 @@ class BotApi:
         self._flood_check("sendMessage", chat)
         thread_id = self._thread(chat, p)
         text, parse_mode, parsed = self._text(p)
-        markup = validate_reply_markup(p.get("reply_markup"))
+        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
         reply_to: int | None = None
         reply = p.get("reply_parameters")
         if not isinstance(reply, dict) and p.integer("reply_to_message_id") is not None:
@@ -601,14 +601,14 @@ class BotApi:
         if message.text is None:
             raise bad_request("there is no text in the message to edit")
         text, parse_mode, parsed = self._text(p)
-        markup = validate_reply_markup(p.get("reply_markup"))
+        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
         self._apply_edit(message, text=text, parse_mode=parse_mode, parsed=parsed, markup=markup)
         self._flood_consume("editMessageText", chat)
         return message.to_api()
 
     async def _edit_message_reply_markup(self, p: Params) -> Any:
         chat, message = self._edit_target(p, "editMessageReplyMarkup")
-        markup = validate_reply_markup(p.get("reply_markup"))
+        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
         self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
         self._flood_consume("editMessageReplyMarkup", chat)
         return message.to_api()

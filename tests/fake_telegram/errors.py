@@ -22,6 +22,7 @@ MESSAGE_ID_INVALID = "MESSAGE_ID_INVALID"
 MESSAGE_TOO_LONG = "message is too long"
 MESSAGE_TEXT_EMPTY = "message text is empty"
 BUTTON_DATA_INVALID = "BUTTON_DATA_INVALID"
+BUTTON_TYPE_INVALID = "BUTTON_TYPE_INVALID"
 REPLY_MARKUP_TOO_LONG = "reply markup is too long"
 THREAD_NOT_FOUND = "message thread not found"
 #: A send into a closed forum topic (the General one too) by someone who may not post there

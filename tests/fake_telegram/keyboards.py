@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BUTTON_DATA_INVALID, REPLY_MARKUP_TOO_LONG, bad_request
+from .errors import BUTTON_DATA_INVALID, BUTTON_TYPE_INVALID, REPLY_MARKUP_TOO_LONG, bad_request
 
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_INLINE_BUTTONS = 100
@@ -37,6 +37,8 @@ class Button:
     url: str | None = None
     row: int = 0
     column: int = 0
+    web_app: str | None = None
+    """The URL of a ``web_app`` button (a Mini App opened in place)."""
 
     @property
     def pressable(self) -> bool:
@@ -44,14 +46,15 @@ class Button:
         return self.callback_data is not None
 
 
-def validate_reply_markup(markup: Any) -> dict[str, Any] | None:
-    """Check a reply_markup object; return it (or None) or raise a 400 like Telegram."""
+def validate_reply_markup(markup: Any, *, private: bool = True) -> dict[str, Any] | None:
+    """Check a reply_markup object for a message in a private chat (or, ``private``
+    False, in a group); return it (or None) or raise a 400 like Telegram."""
     if markup is None:
         return None
     if not isinstance(markup, dict):
         raise bad_request("can't parse reply keyboard markup JSON object")
     if "inline_keyboard" in markup:
-        _validate_inline(markup["inline_keyboard"])
+        _validate_inline(markup["inline_keyboard"], private)
     elif not any(k in markup for k in ("keyboard", "remove_keyboard", "force_reply")):
         raise bad_request("can't parse reply keyboard markup JSON object")
     if len(json.dumps(markup, ensure_ascii=False).encode("utf-8")) > MAX_MARKUP_JSON_BYTES:
@@ -59,7 +62,7 @@ def validate_reply_markup(markup: Any) -> dict[str, Any] | None:
     return markup
 
 
-def _validate_inline(rows: Any) -> None:
+def _validate_inline(rows: Any, private: bool) -> None:
     if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
         raise bad_request(
             'field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'
@@ -89,6 +92,19 @@ def _validate_inline(rows: Any) -> None:
                     )
                 if not 1 <= len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES:
                     raise bad_request(BUTTON_DATA_INVALID)
+            if "web_app" in button:
+                web_app = button["web_app"]
+                if not isinstance(web_app, dict) or not isinstance(web_app.get("url"), str):
+                    raise bad_request(
+                        "can't parse inline keyboard button: "
+                        'Field "web_app" must be of type Object'
+                    )
+                # "Available only in private chats between a user and the bot" (Bot API,
+                # InlineKeyboardButton.web_app); elsewhere Telegram answers 400
+                # BUTTON_TYPE_INVALID (grammyjs/grammY#490, telegraf/telegraf#2031,
+                # php-telegram-bot/core#1353).
+                if not private:
+                    raise bad_request(BUTTON_TYPE_INVALID)
             if "url" in button:
                 url = button["url"]
                 if not isinstance(url, str) or not _URL_RE.match(url):
@@ -111,11 +127,18 @@ def inline_buttons(markup: dict[str, Any] | None) -> list[list[Button]]:
                 url=raw.get("url"),
                 row=r,
                 column=c,
+                web_app=_web_app_url(raw),
             )
             for c, raw in enumerate(row)
         ]
         for r, row in enumerate(markup["inline_keyboard"])
     ]
+
+
+def _web_app_url(raw: Any) -> str | None:
+    web_app = raw.get("web_app") if isinstance(raw, dict) else None
+    url = web_app.get("url") if isinstance(web_app, dict) else None
+    return url if isinstance(url, str) else None
 
 
 def select_button(

@@ -88,6 +88,37 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("coach-workers", {**GOOD, "DURAK_COACH_WORKERS": "many"}, "DURAK_COACH_WORKERS"),
     ("coach-budget", {**GOOD, "DURAK_COACH_BUDGET": "0"}, "DURAK_COACH_BUDGET"),
     ("admin-ids", {**GOOD, "DURAK_ADMIN_IDS": "alice,bob"}, "DURAK_ADMIN_IDS"),
+    ("webapp-url", {**GOOD, "DURAK_WEBAPP_URL": "durak.example.com/app"}, "DURAK_WEBAPP_URL"),
+    (
+        "webapp-url-plain-http",
+        {**GOOD, "DURAK_WEBAPP_URL": "http://durak.example.com/app"},
+        "DURAK_WEBAPP_URL",
+    ),
+    (
+        "webapp-url-query",
+        {**GOOD, "DURAK_WEBAPP_URL": "https://durak.example.com/app?x=1"},
+        "DURAK_WEBAPP_URL",
+    ),
+    ("webapp-listen", {**GOOD, "DURAK_WEBAPP_LISTEN": "my host"}, "DURAK_WEBAPP_LISTEN"),
+    ("webapp-port", {**GOOD, "DURAK_WEBAPP_PORT": "0"}, "DURAK_WEBAPP_PORT"),
+    (
+        "webapp-port-of-the-webhook",
+        {
+            **GOOD,
+            "DURAK_MODE": "webhook",
+            "DURAK_WEBHOOK_URL": "https://example.com/tg",
+            "DURAK_WEBHOOK_SECRET": "s3cret",
+            "DURAK_WEBAPP_URL": "https://example.com/app",
+            "DURAK_WEBAPP_PORT": "8080",
+        },
+        "DURAK_WEBAPP_PORT",
+    ),
+    (
+        "webapp-short-name",
+        {**GOOD, "DURAK_WEBAPP_SHORT_NAME": "durak-app"},
+        "DURAK_WEBAPP_SHORT_NAME",
+    ),
+    ("webapp-max-age", {**GOOD, "DURAK_WEBAPP_MAX_AGE": "10"}, "DURAK_WEBAPP_MAX_AGE"),
 ]
 
 
@@ -297,3 +328,26 @@ def test_env_example_with_a_token_is_a_valid_configuration(tmp_path: Path) -> No
     values.pop("DURAK_WEBHOOK_URL")  # shown for webhook mode only
     settings = Settings(**values)  # type: ignore[arg-type]
     assert settings.mode == "polling"
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        ("https://durak.example.com/app", "/app"),
+        ("https://durak.example.com/app/", "/app"),
+        ("https://durak.example.com", ""),
+        ("http://127.0.0.1:8090/app", "/app"),
+        ("http://localhost:8090/durak/app", "/durak/app"),
+        ("http://[::1]:8090/app", "/app"),
+    ],
+)
+def test_webapp_url_and_its_path(url: str, path: str) -> None:
+    settings = Settings(bot_token=TOKEN, webapp_url=url)
+    assert settings.webapp_path == path
+    assert url in settings.summary()
+
+
+def test_no_webapp_by_default() -> None:
+    settings = Settings(bot_token=TOKEN, webapp_url="  ", webapp_short_name="")
+    assert settings.webapp_url is None and settings.webapp_short_name is None
+    assert "webapp=off" in settings.summary()

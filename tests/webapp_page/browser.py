@@ -6,11 +6,14 @@ opens a page at a URL as Telegram would for user U: init data signed with bot to
 Telegram documents it, ``window.Telegram.WebApp`` defined before the page runs (as
 Telegram's script would define it), the start token where Telegram puts it, and every
 request off this machine refused, so telegram.org is never reached. Each page gets a
-browser context of its own: two users never share storage.
+browser context of its own: two users never share storage. A :class:`Line` given to it
+stands for the network between the page and its server: the test may hold the server's
+frames back, or cut the connection and keep it down.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -23,7 +26,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from playwright.async_api import Browser, Page, Route, WebSocket, async_playwright
+from playwright.async_api import (
+    Browser,
+    Error,
+    Page,
+    Route,
+    WebSocket,
+    WebSocketRoute,
+    async_playwright,
+)
 
 # Chromium as a quiet test browser: no sandbox (CI runs as root), no GPU, no background
 # traffic of its own. Playwright's launch() gives it a fresh temporary profile each time.
@@ -214,18 +225,21 @@ _WEBAPP_SCRIPT = """
     };
   }
   window.Telegram = { WebApp: webApp };
-  // for the tests: what the page asked of Telegram, a theme change as a client does it, and
-  // how many sockets the page opened
+  // for the tests: what the page asked of Telegram, a theme change as a client does it, how
+  // many sockets the page opened and how many frames it has handled (this listener comes
+  // first, so once it has counted a frame the page's own has seen it too)
   const Native = window.WebSocket;
   window.WebSocket = class extends Native {
     constructor(...args) {
       super(...args);
       window.__telegram.sockets += 1;
+      this.addEventListener("message", () => { window.__telegram.handled += 1; });
     }
   };
   window.__telegram = {
     calls,
     sockets: 0,
+    handled: 0,
     setTheme(themeParams, colorScheme) {
       webApp.themeParams = themeParams;
       webApp.colorScheme = colorScheme;
@@ -252,6 +266,8 @@ class TelegramPage:
     sent: list[dict[str, Any]] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
+    sockets: list[WebSocket] = field(default_factory=list)
+    """The page's WebSockets, in the order it opened them."""
 
     async def telegram_calls(self) -> list[list[Any]]:
         """Every call the page made of the WebApp's methods, in order."""
@@ -266,6 +282,11 @@ class TelegramPage:
     async def sockets_opened(self) -> int:
         """How many WebSockets the page has opened so far."""
         count: int = await self.page.evaluate("window.__telegram.sockets")
+        return count
+
+    async def frames_handled(self) -> int:
+        """How many frames the page's sockets have delivered to it so far."""
+        count: int = await self.page.evaluate("window.__telegram.handled")
         return count
 
     async def set_theme(self, theme: Mapping[str, str], scheme: str) -> None:
@@ -336,6 +357,7 @@ async def open_telegram_page(
     height: int = 740,
     scale: float = 1,
     wait_for_state: bool = False,
+    line: Line | None = None,
 ) -> AsyncIterator[TelegramPage]:
     """The page at ``url`` opened by ``user`` in Telegram, with init data signed by
     ``bot_token`` (or the raw ``init_data`` given, for forged ones) and the start token
@@ -343,7 +365,8 @@ async def open_telegram_page(
     ``inject=False`` leaves ``window.Telegram`` undefined: the page then asks for Telegram's
     script, which is refused like every request off this machine, or answered with
     ``telegram_script`` when one is given. ``fake_clock`` gives the page Playwright's clock
-    (``tp.page.clock.run_for(ms)`` moves its timers on)."""
+    (``tp.page.clock.run_for(ms)`` moves its timers on). With a ``line``, the page's
+    WebSockets pass through it."""
     theme = dict(
         theme if theme is not None else (DARK_THEME if color_scheme == "dark" else LIGHT_THEME)
     )
@@ -376,6 +399,7 @@ async def open_telegram_page(
             await route.abort("internetdisconnected")
 
     def on_socket(socket: WebSocket) -> None:
+        opened.sockets.append(socket)
         socket.on("framereceived", lambda payload: _keep(opened.received, payload))
         socket.on("framesent", lambda payload: _keep(opened.sent, payload))
 
@@ -383,6 +407,8 @@ async def open_telegram_page(
     if fake_clock:
         await context.clock.install()
     page.on("websocket", on_socket)
+    if line is not None:
+        await page.route_web_socket(lambda url: urlsplit(url).hostname in LOOPBACK, line.route)
     if inject:
         config = {
             "initData": raw,
@@ -402,6 +428,70 @@ async def open_telegram_page(
         yield opened
     finally:
         await context.close()
+
+
+class Line:
+    """The network between a page and its server, as the test makes it (Playwright routes
+    the page's WebSockets through it): frames pass both ways as they come, unless the
+    server's are held back (:meth:`hold`, as on a congested line) until :meth:`release`
+    lets them through in order; :meth:`cut` drops every connection, and until
+    :meth:`restore` each new one is dropped at once, as when the network is gone."""
+
+    # what a browser reports for a connection lost without a closing handshake
+    LOST = 1006
+
+    def __init__(self) -> None:
+        self.up = True
+        self.connections = 0
+        """How many sockets the page opened through the line (refused ones too)."""
+        self._holding = False
+        self._held: list[tuple[WebSocketRoute, str | bytes]] = []
+        self._open: list[tuple[WebSocketRoute, WebSocketRoute]] = []
+
+    async def route(self, page_side: WebSocketRoute) -> None:
+        """Playwright's handler of a page's new socket."""
+        self.connections += 1
+        if not self.up:
+            await page_side.close(code=self.LOST)
+            return
+        server_side = page_side.connect_to_server()
+        self._open.append((page_side, server_side))
+
+        def to_page(message: str | bytes) -> None:
+            if self._holding:
+                self._held.append((page_side, message))
+            else:
+                page_side.send(message)
+
+        # the page's frames and both sides' closes keep Playwright's own forwarding
+        server_side.on_message(to_page)
+
+    def hold(self) -> None:
+        """From now on, the server's frames wait on the line."""
+        self._holding = True
+
+    def release(self) -> None:
+        """The frames held go through, in order, and from now on as they come."""
+        self._holding = False
+        held, self._held = self._held, []
+        for page_side, message in held:
+            with contextlib.suppress(Error):
+                page_side.send(message)
+
+    async def cut(self) -> None:
+        """Drop every open connection, and every new one until :meth:`restore`."""
+        self.up = False
+        opened, self._open = self._open, []
+        self._held = []
+        for page_side, server_side in opened:
+            with contextlib.suppress(Error):
+                await server_side.close()
+            with contextlib.suppress(Error):
+                await page_side.close(code=self.LOST)
+
+    def restore(self) -> None:
+        """The network is back: the next connection goes through."""
+        self.up = True
 
 
 def _keep(frames: list[dict[str, Any]], payload: str | bytes) -> None:

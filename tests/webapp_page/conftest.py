@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
@@ -13,7 +14,7 @@ import pytest_asyncio
 from playwright.async_api import Browser, expect
 
 from .browser import BrowserMissing, TelegramPage, TelegramUser, chromium, open_telegram_page
-from .page_server import PageServer, Peer
+from .page_server import WAIT, PageServer, Peer
 
 BOT_TOKEN = "123456789:AAPageTestsTokenNotTheBots-0123456789"
 TOKEN = "t1_Ab-cd"
@@ -77,6 +78,15 @@ async def attrs(tp: TelegramPage, selector: str, name: str) -> list[str | None]:
         "(els, name) => els.map((e) => e.getAttribute(name))", name
     )
     return values
+
+
+async def handled_more(tp: TelegramPage, than: int) -> None:
+    """Wait until the page has handled more than ``than`` frames of its sockets."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while await tp.frames_handled() <= than:
+        assert loop.time() < deadline, f"no frame handled in {WAIT} s"
+        await asyncio.sleep(0.01)
 
 
 def classes(*names: str) -> re.Pattern[str]:

@@ -9,7 +9,7 @@ from playwright.async_api import expect
 
 from . import frames
 from .browser import TelegramUser
-from .conftest import TOKEN, OpenPage, show
+from .conftest import TOKEN, OpenPage, handled_more, show
 from .page_server import PageServer
 
 
@@ -58,8 +58,13 @@ async def test_a_line_gone_silent_is_dropped_and_dialled_again(
     async with open_page(fake_clock=True) as tp:
         peer, hello = await server.hello()
         await show(tp, peer, frames.mid_game(41))
-        # pings that are answered keep the line
-        await tp.page.clock.run_for(60_000)
+        # pings that are answered keep the line: a ping period at a time, each pong in
+        # before the clock goes on (the page's clock is the test's, the network is not)
+        for _ in range(2):
+            handled = await tp.frames_handled()
+            await tp.page.clock.run_for(25_000)
+            await handled_more(tp, handled)  # the pong
+        await tp.page.clock.run_for(10_000)
         assert await tp.sockets_opened() == 1
         # a server that stops answering: after a ping period without a word the page gives
         # the socket up and connects anew
@@ -127,7 +132,7 @@ async def test_a_refusal_by_close_code_alone(open_page: OpenPage, server: PageSe
     async with open_page(user=TelegramUser(id=7, first_name="Ива", language_code="ru")) as tp:
         peer, _ = await server.hello()
         await peer.close(4404)
-        await expect(tp.page.locator("[data-role=notice]")).to_have_text("В этой ссылке нет стола")
+        await expect(tp.page.locator("[data-role=notice]")).to_have_text("Такого стола нет.")
 
 
 @pytest.mark.parametrize(
@@ -148,7 +153,10 @@ async def test_the_start_token_is_read_in_order(
 
 async def test_no_token_no_table(open_page: OpenPage, server: PageServer) -> None:
     async with open_page(start=None, via="none") as tp:
-        await expect(tp.page.locator("[data-role=notice]")).to_have_text("No table in this link")
+        await expect(tp.page.locator("[data-role=notice]")).to_have_text(
+            "This page does not know which table to show: open it with the table's button in"
+            " Telegram."
+        )
         await expect(tp.page.locator("[data-role=connection]")).to_be_hidden()
         assert await tp.sockets_opened() == 0
 
@@ -156,7 +164,9 @@ async def test_no_token_no_table(open_page: OpenPage, server: PageServer) -> Non
 async def test_a_malformed_token_is_no_table(open_page: OpenPage, server: PageServer) -> None:
     user = TelegramUser(id=7, first_name="Ива", language_code="ru")
     async with open_page(user=user, start="../etc", via="startapp") as tp:
-        await expect(tp.page.locator("[data-role=notice]")).to_have_text("В этой ссылке нет стола")
+        await expect(tp.page.locator("[data-role=notice]")).to_have_text(
+            "Страница не знает, какой стол показать: откройте её кнопкой стола в Telegram."
+        )
         assert await tp.sockets_opened() == 0
 
 

@@ -69,7 +69,9 @@ async def test_the_pages_own_words_in_russian(open_page: OpenPage, server: PageS
         await expect(tp.page.locator("[data-role=connection]")).to_have_text("Подключение…")
         await show(tp, peer, frames.mid_game(41, "ru"))
         await expect(tp.page.locator("html")).to_have_attribute("lang", "ru")
-        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text("Ваши карты · 5")
+        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
+            "Ваши карты · 5 · Ваш ход"
+        )
         await expect(tp.page.locator("[data-role=stock]")).to_have_text("Колода18")
         await peer.close()
         # the server's word for it once it has sent its texts
@@ -83,7 +85,9 @@ async def test_the_states_language_wins(open_page: OpenPage, server: PageServer)
         state = frames.mid_game(41, "ru")  # ...at a table he set to Russian
         state["texts"] = {}
         await show(tp, peer, state)
-        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text("Ваши карты · 5")
+        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
+            "Ваши карты · 5 · Ваш ход"
+        )
 
 
 def _wide_states() -> list[dict[str, Any]]:

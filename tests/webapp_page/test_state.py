@@ -45,6 +45,40 @@ async def test_a_state_shows_the_table_and_the_hand(
             await expect(page.locator(f"[data-role={hidden}]")).to_be_hidden()
 
 
+async def test_the_servers_words_for_the_table(open_page: OpenPage, server: PageServer) -> None:
+    async with open_page() as tp:
+        peer, _ = await server.hello()
+        state = frames.mid_game(41)
+        state["texts"] = {
+            **state["texts"],
+            "hand": "Cards",
+            "your_turn": "Go!",
+            "players": "Seats",
+            "table": "Felt",
+            "empty": "Nothing here yet.",
+            "no_trump": "Trumpless",
+        }
+        await show(tp, peer, state)
+        page = tp.page
+        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5 · Go!")
+        await expect(page.locator("[data-role=players]")).to_have_attribute("aria-label", "Seats")
+        await expect(page.locator("[data-role=pairs]")).to_have_attribute("aria-label", "Felt")
+        await expect(page.locator("[data-role=pairs] .empty-note")).to_have_count(0)
+        # not his move: the hand says nothing of it; an empty table says it is empty
+        waiting = frames.waiting(42)
+        waiting["texts"] = state["texts"]
+        waiting["table"]["pairs"] = []
+        await show(tp, peer, waiting)
+        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5")
+        await expect(page.locator("[data-role=pairs]")).to_have_text("Nothing here yet.")
+        # a game without trumps says so where the trump would lie
+        trumpless = frames.with_version(waiting, 43)
+        trumpless["table"]["trump"] = trumpless["table"]["trump_suit"] = None
+        await show(tp, peer, trumpless)
+        await expect(page.locator("[data-role=trump]")).to_have_text("Trumpless")
+        await expect(page.locator("[data-role=trump]")).to_have_attribute("title", "Trumpless")
+
+
 async def test_the_cover_lies_on_its_attack_card(open_page: OpenPage, server: PageServer) -> None:
     async with open_page() as tp:
         peer, _ = await server.hello()

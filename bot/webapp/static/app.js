@@ -143,7 +143,7 @@ async function main() {
   const token = startToken(webApp, location.href);
   if (!token) {
     showConnection("");
-    showNotice(t("no_table"), { final: true });
+    showNotice(t("no_token"), { final: true });
     return;
   }
   page.connection = new Connection(

@@ -41,6 +41,7 @@ function renderTable(table, t) {
   }
 
   const players = role("players");
+  players.setAttribute("aria-label", t("players"));
   players.replaceChildren(...(table.players ?? []).map((p) =>
     h("li", {
       class: ["player", `role-${p.role ?? "none"}`, p.acting && "acting", p.you && "you"].filter(Boolean).join(" "),
@@ -65,9 +66,13 @@ function renderTable(table, t) {
   } else if (table.trump_suit) {
     trump.append(h("div", { class: `card suit-only ${/[HD]/.test(table.trump_suit) ? "red" : "black"}` },
       suitIcon(table.trump_suit, "pip big")));
+  } else {
+    // a game without trumps says so, between the stock and the discard
+    trump.append(h("span", { class: "no-trump" }, t("no_trump")));
   }
+  trump.classList.toggle("none", !table.trump && !table.trump_suit);
   trump.dataset.suit = table.trump_suit ?? "";
-  trump.title = t("trump");
+  trump.title = t(table.trump_suit ? "trump" : "no_trump");
   const discard = role("discard");
   discard.replaceChildren(
     cardBack(table.discard > 0 ? "mini" : "mini none"),
@@ -75,13 +80,16 @@ function renderTable(table, t) {
     h("b", { class: "value" }, String(table.discard ?? 0)));
 
   const pairs = role("pairs");
+  pairs.setAttribute("aria-label", t("table"));
   pairs.replaceChildren(...(table.pairs ?? []).map((pair) =>
     h("div", { class: pair.cover ? "pair covered" : "pair" },
       tableCard(pair.attack, { "data-table-card": pair.attack.code }, { trump: isTrump(pair.attack, table.trump_suit) }),
       pair.cover
         ? tableCard(pair.cover, { "data-table-card": pair.cover.code, class: "cover" }, { trump: isTrump(pair.cover, table.trump_suit) })
         : null)));
-  pairs.classList.toggle("empty", !(table.pairs ?? []).length);
+  const empty = !(table.pairs ?? []).length;
+  pairs.classList.toggle("empty", empty);
+  if (empty) pairs.append(h("p", { class: "empty-note" }, t("empty")));
 
   rich(role("status"), table.status_line ?? "");
 }
@@ -145,7 +153,8 @@ function renderHand(hand, trumpSuit, t, ctx) {
   }
   section.classList.toggle("your-turn", Boolean(hand.your_turn));
   const cards = hand.cards ?? [];
-  role("hand-title").textContent = `${t("hand")} · ${cards.length}`;
+  role("hand-title").textContent = [t("hand"), String(cards.length), hand.your_turn ? t("your_turn") : null]
+    .filter(Boolean).join(" · ");
   rich(role("prompt"), hand.prompt ?? "");
   const buttons = cards.map((card) => {
     const button = h("button", {

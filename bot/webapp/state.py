@@ -1,0 +1,376 @@
+"""The ``state`` frame: one table as one viewer may see it (PROTOCOL.md, "The state frame").
+
+Built from the engine's views only: ``game.view(seat)`` for a seated player,
+``game.public_view()`` for anyone else, so no card of a hand can reach a page that is not
+its holder's. The words come from the chat's own renderers and catalogs (``bot.render``,
+``bot.i18n``) in the viewer's language, with their HTML taken off (the page sets text, never
+markup). Every button of the page carries the very callback data the chat's keyboard has
+for the same button: the hand's buttons are read off the keyboard :func:`render_hand` draws
+for that seat, so the page offers exactly the moves the chat offers, and a press from the
+page runs the chat's code path.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.i18n import Lang, tr
+from bot.presenter import solo_opponents
+from bot.render.end import tally_lines
+from bot.render.hand import INERT, playable_cards, prompt_lines, suit_groups
+from bot.render.lobby import lobby_problem
+from bot.render.table import role_words, title_line, turn_line
+from bot.store import TableStatus, TallyRow
+from bot.tables import Live
+from engine import Card, PublicView, SeatView, Suit
+
+__all__ = ["TEXT_KEYS", "Private", "Scene", "card_info", "plain", "state_frame"]
+
+TEXT_KEYS: Final = (
+    "stock",
+    "trump",
+    "no_trump",
+    "discard",
+    "table",
+    "empty",
+    "recent",
+    "tally",
+    "hand",
+    "your_turn",
+    "players",
+    "spectator",
+    "reconnecting",
+)
+"""The page's words of the table (``webapp.<key>`` in the catalogs), sent in every state:
+the page looks each up in a state's ``texts`` (PROTOCOL.md), its own copy before the first."""
+EVENTS_SHOWN: Final = 5
+
+_TAG: Final = re.compile(r"<[^>]*>")
+
+
+def plain(text: str) -> str:
+    """Telegram HTML as plain text: tags taken off, entities decoded."""
+    return html.unescape(_TAG.sub("", text))
+
+
+@dataclass(slots=True)
+class Private:
+    """A page's own pending choice or selection (what a tap on that page asked), valid
+    for the state ``version`` it was made at and shown to that page only."""
+
+    version: int
+    choice: r.Choice | None = None
+    selection: frozenset[Card] | None = None
+    purpose: str = "lead"
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What every viewer's frame of one table at one moment is built from."""
+
+    live: Live
+    players: Sequence[r.Player]
+    group_title: str
+    """The group's title (raw); a game against the computer has none."""
+    tally: Sequence[TallyRow] | None
+    """The chat's series, if known."""
+    codec: cb.CallbackCodec
+    now: float
+    """Unix time the frame is built at."""
+
+
+def card_info(
+    card: Card, trump: Suit | None, declared: dict[Card, Suit] | None = None
+) -> dict[str, Any]:
+    """A card as the page draws it."""
+    return {
+        "code": card.code,
+        "label": plain(r.card_text(card, declared)),
+        "suit": "X" if card.is_joker else card.suit.letter,
+        "rank": "" if card.is_joker else card.rank.label,
+        "trump": not card.is_joker and trump is not None and card.suit == trump,
+    }
+
+
+def _name(players: Sequence[r.Player], seat: int) -> str:
+    return plain(r.common.name_of(players, seat))
+
+
+def _texts(lang: Lang) -> dict[str, str]:
+    return {key: tr(lang, f"webapp.{key}") for key in TEXT_KEYS}
+
+
+def _context(scene: Scene, lang: Lang) -> r.TableContext:
+    live = scene.live
+    left = None if live.deadline is None else max(0.0, live.deadline - scene.now)
+    title = tr(lang, "solo.where") if live.solo else scene.group_title
+    return r.TableContext(
+        table_id=live.table_id,
+        version=live.version,
+        group_title=title,
+        seconds_left=left,
+        deadline=live.deadline,
+        events=tuple(e for _, e in live.events),
+        codec=scene.codec,
+    )
+
+
+def _table(scene: Scene, public: PublicView, lang: Lang, me: int | None) -> dict[str, Any]:
+    live, players = scene.live, scene.players
+    declared = dict(public.declared)
+    ctx = _context(scene, lang)
+    playing = live.row.status == TableStatus.PLAYING
+    acting = set(public.waiting_on or public.to_act)
+    shown_trump = public.trump_card if public.trump_card is not None and public.stock_size else None
+    seats = []
+    for seat in range(public.players):
+        role = public.roles[seat]
+        seats.append(
+            {
+                "seat": seat,
+                "name": _name(players, seat),
+                "cards": public.hand_sizes[seat],
+                "role": "taking" if role == "defender" and public.taking else role,
+                "role_text": plain(" · ".join(role_words(public, seat, lang))),
+                "you": seat == me,
+                "acting": playing and seat in acting,
+            }
+        )
+    events = r.event_lines(
+        ctx.events, players, lang, public.trump, limit=EVENTS_SHOWN, declared=declared
+    )
+    return {
+        "trump": card_info(shown_trump, public.trump, declared) if shown_trump else None,
+        "trump_suit": public.trump.letter if public.trump is not None else None,
+        "stock": public.stock_size,
+        "discard": public.discard_size,
+        "players": seats,
+        "pairs": [
+            {
+                "attack": card_info(attack, public.trump, declared),
+                "cover": card_info(cover, public.trump, declared) if cover is not None else None,
+            }
+            for attack, cover in public.table
+        ],
+        "deadline_ms": int(live.deadline * 1000) if playing and live.deadline else None,
+        "server_ms": int(scene.now * 1000),
+        "status_line": plain(turn_line(public, players, lang, ctx.seconds_left, ctx.deadline)),
+        "recent": [plain(e) for e in events],
+    }
+
+
+def _button(action: str, button: r.Button) -> dict[str, Any]:
+    return {"action": action, "label": button.text, "press": button.data}
+
+
+def _hand(
+    scene: Scene, view: SeatView, lang: Lang, private: Private | None
+) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
+    """The hand, the pending choice, and the move buttons of ``view.seat``."""
+    live = scene.live
+    ctx = _context(scene, lang)
+    choice = private.choice if private is not None else None
+    selection = private.selection if private is not None and choice is None else None
+    purpose = private.purpose if private is not None else "lead"
+    screen = r.render_hand(
+        view,
+        scene.players,
+        lang,
+        ctx,
+        rules=live.rules,
+        choice=choice,
+        selection=selection,
+        purpose=purpose,
+    )
+    public = view.public
+    playable = playable_cards(view)
+    presses: dict[Card, str] = {}
+    selected: frozenset[Card] = selection or frozenset()
+    buttons: list[dict[str, Any]] = []
+    choice_buttons: list[dict[str, Any]] = []
+    done_label = tr(lang, "hand.btn.pass_done")
+    keyboard = screen.keyboard.buttons() if screen.keyboard is not None else ()
+    for button in keyboard:
+        if button.data is None:
+            continue
+        decoded = scene.codec.decode(button.data)
+        if choice is not None:
+            if isinstance(decoded, cb.Cancel):
+                buttons.append(_button("cancel", button))
+            else:
+                choice_buttons.append(_button("choose", button))
+            continue
+        match decoded:
+            case cb.Tap(card=card) if button.text in (
+                r.card_text(card),
+                INERT.format(card=r.card_text(card)),
+            ):
+                if card in playable:
+                    presses[card] = button.data
+            case cb.Toggle(card=card):
+                presses[card] = button.data
+            case cb.Tap() | cb.Transfer():
+                buttons.append(_button("transfer", button))
+            case cb.Take():
+                buttons.append(_button("take", button))
+            case cb.Pass():
+                buttons.append(_button("done" if button.text == done_label else "pass", button))
+            case cb.ShowTrump():
+                buttons.append(_button("show_trump", button))
+            case cb.SwapTrump():
+                buttons.append(_button("swap_trump", button))
+            case cb.Select(purpose="swap") | cb.PokerSwap():
+                buttons.append(_button("poker", button))
+            case cb.Select():
+                buttons.append(_button("lead_several", button))
+            case cb.Play():
+                buttons.append(_button("play", button))
+            case cb.Cancel():
+                buttons.append(_button("cancel", button))
+            case cb.Refresh():
+                buttons.append(_button("refresh", button))
+    cards = []
+    for group in suit_groups(view):
+        for card in group:
+            info = card_info(card, public.trump)
+            info["playable"] = card in playable
+            info["selected"] = card in selected
+            info["press"] = presses.get(card)
+            cards.append(info)
+    ctx_seconds = ctx.seconds_left if live.row.status == TableStatus.PLAYING else None
+    prompt = prompt_lines(view, scene.players, lang, ctx_seconds, ctx.deadline)
+    if choice is not None:
+        prompt.append(tr(lang, f"hand.choice.{choice.kind}", card=r.card_text(choice.card)))
+    elif selection is not None:
+        shown = r.common.card_list(c for c in view.hand if c in selection) or "—"
+        prompt.append(tr(lang, f"hand.select.{purpose}", cards=shown))
+    your_turn = bool(view.actions) and view.seat in (public.waiting_on or public.to_act)
+    hand = {
+        "prompt": plain("\n".join(prompt)),
+        "your_turn": your_turn and live.row.status == TableStatus.PLAYING,
+        "cards": cards,
+    }
+    pending = None
+    if choice is not None:
+        pending = {
+            "prompt": plain(tr(lang, f"hand.choice.{choice.kind}", card=r.card_text(choice.card))),
+            "buttons": choice_buttons,
+        }
+    return hand, pending, buttons
+
+
+_LOBBY_ACTIONS: Final[dict[type[object], str]] = {
+    cb.Join: "join",
+    cb.Leave: "leave",
+    cb.Start: "start",
+}
+_END_ACTIONS: Final[dict[type[object], str]] = {cb.Rematch: "rematch", cb.ReplayOpen: "replay"}
+
+
+def _keyboard_buttons(
+    scene: Scene, screen: r.Screen, actions: dict[type[object], str]
+) -> list[dict[str, Any]]:
+    found = []
+    keyboard = screen.keyboard.buttons() if screen.keyboard is not None else ()
+    for button in keyboard:
+        if button.data is None:
+            continue
+        action = actions.get(type(scene.codec.decode(button.data)))
+        if action is not None:
+            found.append(_button(action, button))
+    return found
+
+
+def _lobby(scene: Scene, lang: Lang) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    live = scene.live
+    ctx = r.LobbyContext(live.table_id, live.version, codec=scene.codec)
+    if live.solo:
+        count, level = solo_opponents(live)
+        screen = r.render_solo_lobby(live.rules, count, level, lang, ctx)
+    else:
+        screen = r.render_lobby(live.rules, list(scene.players), lang, ctx)
+    problem = lobby_problem(live.rules, len(live.row.seats), lang)
+    lobby = {
+        "players": [_name(scene.players, i) for i in range(len(scene.players))],
+        "rules": plain(r.rules_summary(live.rules, lang)),
+        "problem": plain(problem) if problem else None,
+    }
+    return lobby, _keyboard_buttons(scene, screen, _LOBBY_ACTIONS)
+
+
+def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    live = scene.live
+    game = live.game
+    if live.row.status == TableStatus.CANCELLED:
+        return {"text": plain(r.render_cancelled(lang)), "durak": []}, []
+    if game is None or game.result is None:
+        return None, []
+    result = game.result
+    ctx = r.EndContext(
+        table_id=live.table_id,
+        version=live.version,
+        game_no=live.row.game_no,
+        solo=live.solo,
+        codec=scene.codec,
+    )
+    screen = r.render_end(result, list(scene.players), lang, ctx)
+    losers = result.durak_team if result.durak_team is not None else ()
+    if not losers and result.durak is not None and not result.draw:
+        losers = (result.durak,)
+    end = {
+        "text": plain(screen.text),
+        "durak": [_name(scene.players, s) for s in losers],
+    }
+    return end, _keyboard_buttons(scene, screen, _END_ACTIONS)
+
+
+def state_frame(
+    scene: Scene, seat: int | None, lang: Lang, private: Private | None
+) -> dict[str, Any]:
+    """The ``state`` frame of ``scene`` for a viewer at ``seat`` (None: a spectator) in
+    ``lang``, with his page's pending choice or selection; ``you`` is the caller's to add."""
+    live = scene.live
+    status = live.row.status
+    game = live.game
+    if private is not None and private.version != live.version:
+        private = None  # made for a state that is gone: its buttons would be outdated
+    frame: dict[str, Any] = {
+        "t": "state",
+        "v": live.version,
+        "lang": lang,
+        "status": str(status),
+        "title": plain(
+            title_line(lang, live.rules, tr(lang, "solo.where") if live.solo else scene.group_title)
+        ),
+        "texts": _texts(lang),
+        "lobby": None,
+        "table": None,
+        "hand": None,
+        "choice": None,
+        "buttons": [],
+        "end": None,
+        "tally": [plain(line) for line in tally_lines(scene.tally, lang)] if scene.tally else None,
+    }
+    if status == TableStatus.LOBBY or game is None:
+        if status == TableStatus.LOBBY:
+            frame["lobby"], frame["buttons"] = _lobby(scene, lang)
+        else:
+            frame["end"], frame["buttons"] = _end(scene, lang)
+        return frame
+    frame["table"] = _table(scene, game.public_view(), lang, seat)
+    if seat is not None and seat < game.n and status != TableStatus.CANCELLED:
+        hand, pending, buttons = _hand(scene, game.view(seat), lang, private)
+        frame["hand"], frame["choice"] = hand, pending
+        if status == TableStatus.PLAYING:
+            frame["buttons"] = buttons
+    if status in (TableStatus.FINISHED, TableStatus.CANCELLED):
+        end, buttons = _end(scene, lang)
+        frame["end"] = end
+        frame["buttons"] = buttons
+    return frame

@@ -1,0 +1,200 @@
+"""State frames built from pinned positions: what each viewer is shown, with the very
+callback data of the chat's keyboard on every button."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot import callbacks as cb
+from bot import render as r
+from bot.store import Seat, TableRow, TableStatus
+from bot.tables import Live
+from bot.webapp.state import Private, Scene, plain, state_frame
+from engine import Game, Rules, parse_cards
+from engine.actions import Lead, Take
+
+CODEC = cb.CallbackCodec(b"k" * 32)
+RULES = Rules.preset("podkidnoy")
+
+
+def live_of(game: Game | None, status: TableStatus = TableStatus.PLAYING, version: int = 5) -> Live:
+    seats = (Seat.human(1, "Ann"), Seat.human(2, "Вика <b>&"))
+    row = TableRow(
+        table_id=7,
+        chat_id=-100,
+        thread_id=None,
+        status=status,
+        creator_id=1,
+        seats=seats,
+        rules=RULES.model_dump_json(),
+        game_no=1 if game is not None else 0,
+        seed=1,
+        game=game.to_json() if game is not None else None,
+        version=version,
+        moves=game.moves if game is not None else 0,
+        group_message_id=None,
+        hand_message_ids=(),
+        deadline=1_000_060.0 if status == TableStatus.PLAYING else None,
+        created_at=0.0,
+        updated_at=0.0,
+    )
+    return Live(row=row, rules=RULES, game=game, deadline=row.deadline)
+
+
+def scene(live: Live) -> Scene:
+    players = [r.Player(s.name) for s in live.row.seats]
+    return Scene(live, players, "Friends", None, CODEC, now=1_000_000.0)
+
+
+def frame(live: Live, seat: int | None, private: Private | None = None) -> dict[str, Any]:
+    return state_frame(scene(live), seat, "en", private)
+
+
+def two_on_the_table() -> Game:
+    """Ann led 7♠ 7♣ against Bob, who holds the trump 8♥ that beats either."""
+    game = Game.deal(
+        RULES, [parse_cards("7S 7C 9D"), parse_cards("8H TD 6S")], parse_cards("6D KH"), 0
+    )
+    game.apply(Lead(0, tuple(parse_cards("7S 7C"))))
+    return game
+
+
+def at_the_lead() -> Game:
+    return Game.deal(
+        RULES, [parse_cards("7S 7C 9D"), parse_cards("8H TD 6S")], parse_cards("6D KH"), 0
+    )
+
+
+def codes(found: Any) -> set[str]:
+    if isinstance(found, dict):
+        return {v for k, v in found.items() if k == "code"} | {
+            c for v in found.values() for c in codes(v)
+        }
+    if isinstance(found, list):
+        return {c for v in found for c in codes(v)}
+    return set()
+
+
+def test_a_spectator_sees_the_public_table_only() -> None:
+    game = two_on_the_table()
+    shown = frame(live_of(game), None)
+    assert shown["hand"] is None and shown["buttons"] == [] and shown["choice"] is None
+    assert codes(shown) == {"7S", "7C", "KH"}  # the table's cards and the turn-up
+    table = shown["table"]
+    assert table["trump"]["code"] == "KH" and table["trump_suit"] == "H"
+    assert table["stock"] == 2 and [p["cards"] for p in table["players"]] == [1, 3]
+    assert [(p["attack"]["code"], p["cover"]) for p in table["pairs"]] == [
+        ("7S", None),
+        ("7C", None),
+    ]
+    assert table["deadline_ms"] == 1_000_060_000 and table["server_ms"] == 1_000_000_000
+    assert [p["name"] for p in table["players"]] == ["Ann", "Вика <b>&"], "names as typed"
+    assert "Вика <b>&" in table["status_line"]
+
+
+def test_a_player_sees_his_hand_and_the_chats_buttons() -> None:
+    game = two_on_the_table()
+    live = live_of(game)
+    shown = frame(live, 1)
+    cards = {c["code"]: c for c in shown["hand"]["cards"]}
+    assert set(cards) == {"8H", "TD", "6S"}
+    assert codes(shown) == {"7S", "7C", "KH", "8H", "TD", "6S"}
+    assert cards["8H"]["trump"] and cards["8H"]["playable"] and cards["8H"]["press"]
+    assert not cards["TD"]["playable"] and cards["TD"]["press"] is None
+    assert cards["TD"]["label"] == "10♦️" and cards["TD"]["rank"] == "10"
+    assert shown["hand"]["your_turn"] is True
+    assert [b["action"] for b in shown["buttons"]] == ["take", "refresh"]
+    # every press is callback data the chat's own keyboard carries
+    screen = r.render_hand(
+        game.view(1),
+        [r.Player("Ann"), r.Player("Вика <b>&")],
+        "en",
+        r.TableContext(7, 5, "Friends", codec=CODEC),
+        rules=RULES,
+    )
+    assert screen.keyboard is not None
+    chat = {b.data for b in screen.keyboard.buttons()}
+    presses = {c["press"] for c in shown["hand"]["cards"] if c["press"]}
+    presses |= {b["press"] for b in shown["buttons"]}
+    assert presses <= chat
+    assert CODEC.decode(cards["8H"]["press"]) == cb.Tap(7, 5, parse_cards("8H")[0])
+    # the attacker waits: no card of his can go, and no move button
+    ann = frame(live, 0)
+    assert all(c["press"] is None for c in ann["hand"]["cards"])
+    assert ann["hand"]["your_turn"] is False
+
+
+def test_a_choice_is_shown_to_the_page_that_opened_it() -> None:
+    game = two_on_the_table()
+    live = live_of(game)
+    choice = r.resolve_tap(game.view(1), parse_cards("8H")[0])
+    assert isinstance(choice, r.Choice)
+    shown = frame(live, 1, Private(5, choice=choice))
+    assert shown["choice"]["prompt"] == "Which card do you cover with 8♥️?"
+    options = [CODEC.decode(b["press"]) for b in shown["choice"]["buttons"]]
+    assert {b["action"] for b in shown["choice"]["buttons"]} == {"choose"}
+    assert {(o.card.code, o.attack.code) for o in options} == {("8H", "7S"), ("8H", "7C")}  # type: ignore[union-attr]
+    assert [b["action"] for b in shown["buttons"]] == ["cancel"]
+    # made for an older state, it is gone
+    assert frame(live, 1, Private(4, choice=choice))["choice"] is None
+
+
+def test_a_selection_toggles_the_cards_that_can_go_together() -> None:
+    game = at_the_lead()
+    live = live_of(game)
+    plain_view = frame(live, 0)
+    assert "lead_several" in [b["action"] for b in plain_view["buttons"]]
+    empty = frame(live, 0, Private(5, selection=frozenset()))
+    cards = {c["code"]: c for c in empty["hand"]["cards"]}
+    assert cards["7S"]["press"] and cards["7C"]["press"] and cards["9D"]["press"] is None
+    assert [b["action"] for b in empty["buttons"]] == ["cancel"]
+    both = frozenset(parse_cards("7S 7C"))
+    chosen = frame(live, 0, Private(5, selection=both))
+    assert [c["selected"] for c in chosen["hand"]["cards"]].count(True) == 2
+    [play] = [b for b in chosen["buttons"] if b["action"] == "play"]
+    assert CODEC.decode(play["press"]) == cb.Play(7, 5, both)
+
+
+def test_the_defender_who_takes() -> None:
+    game = Game.deal(
+        RULES, [parse_cards("7S 7C 7D 9D"), parse_cards("8H TD 6S")], parse_cards("6D KH"), 0
+    )
+    game.apply(Lead(0, tuple(parse_cards("7S 7C"))))
+    game.apply(Take(1))  # Ann may still throw in the 7♦
+    shown = frame(live_of(game, version=6), None)
+    bob = next(p for p in shown["table"]["players"] if p["seat"] == 1)
+    assert bob["role"] == "taking" and bob["role_text"] == "taking"
+
+
+def test_the_lobby() -> None:
+    live = live_of(None, TableStatus.LOBBY, version=3)
+    shown = frame(live, None)
+    assert shown["status"] == "lobby" and shown["table"] is None and shown["hand"] is None
+    assert shown["lobby"]["players"] == ["Ann", "Вика <b>&"]
+    assert shown["lobby"]["problem"] is None and "36" in shown["lobby"]["rules"]
+    assert [b["action"] for b in shown["buttons"]] == ["join", "leave", "start"]
+    assert CODEC.decode(shown["buttons"][2]["press"]) == cb.Start(7, 3)
+
+
+def test_the_end_and_a_cancelled_table() -> None:
+    game = Game.deal(RULES, [parse_cards("7S"), parse_cards("8S 9S")], (), 0, trump="H")
+    game.apply(Lead(0, tuple(parse_cards("7S"))))
+    while game.result is None:
+        seat = game.to_act()[0]
+        game.apply(game.legal_actions(seat)[0])
+    live = live_of(game, TableStatus.FINISHED, version=9)
+    shown = frame(live, 1)
+    assert shown["status"] == "finished" and shown["end"]["text"].startswith("🏁 Game over")
+    durak = game.result.durak
+    assert shown["end"]["durak"] == ([["Ann", "Вика <b>&"][durak]] if durak is not None else [])
+    assert [b["action"] for b in shown["buttons"]] == ["rematch", "replay"]
+    assert all(c["press"] is None for c in shown["hand"]["cards"])
+    assert shown["table"]["deadline_ms"] is None
+    cancelled = frame(live_of(two_on_the_table(), TableStatus.CANCELLED), 1)
+    assert cancelled["end"]["text"] == "🛑 The game was cancelled."
+    assert cancelled["buttons"] == [] and cancelled["hand"] is None
+
+
+def test_plain_takes_the_html_off() -> None:
+    assert plain("<b>Ann</b> &amp; <i>Bob</i> &lt;3") == "Ann & Bob <3"
+    assert plain('⏱ <tg-time unix="5" format="r">in 1:35</tg-time>') == "⏱ in 1:35"
