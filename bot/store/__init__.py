@@ -1,4 +1,4 @@
-"""Storage: chats, users, tables, games in progress, the action log and series tallies.
+"""Storage: chats, users, tables, games in progress, the action log, series tallies, ratings.
 
 Program against :class:`Store`; :func:`open_store` opens the SQLite implementation::
 
@@ -27,7 +27,10 @@ from bot.store.models import (
     ChatRow,
     GameRecord,
     Outcome,
+    PartnerRow,
     PlayerGame,
+    RatingPoint,
+    RatingRow,
     Saved,
     Seat,
     StatsOrder,
@@ -51,7 +54,10 @@ __all__ = [
     "ChatRow",
     "GameRecord",
     "Outcome",
+    "PartnerRow",
     "PlayerGame",
+    "RatingPoint",
+    "RatingRow",
     "Saved",
     "SchemaTooNewError",
     "Seat",

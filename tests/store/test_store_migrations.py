@@ -60,10 +60,17 @@ def seed_v2(db: sqlite3.Connection) -> None:
     seed_v1(db, last_played=", 30.0")
 
 
+def seed_v3(db: sqlite3.Connection) -> None:
+    """A database as version 3 left it: version 2's data and a coach's review."""
+    seed_v2(db)
+    db.execute("INSERT INTO reviews VALUES (1, 1, 1, 0, '{}', 31.0)")
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
     2: seed_v2,
+    3: seed_v3,
 }
 
 
