@@ -38,6 +38,7 @@ from .lobby import (
 )
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
+from .ratings import MePage, best_and_worst, rating_text, render_me, render_top
 from .replay import CoachNote, ReplayFrame, action_words, render_replay, replay_link
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
@@ -79,6 +80,7 @@ __all__ = [
     "EndContext",
     "Keyboard",
     "LobbyContext",
+    "MePage",
     "Player",
     "ReplayFrame",
     "Screen",
@@ -88,6 +90,7 @@ __all__ = [
     "action_words",
     "alert",
     "apply_setting",
+    "best_and_worst",
     "bot_commands",
     "callback_problem",
     "card_text",
@@ -102,6 +105,7 @@ __all__ = [
     "option_by_token",
     "options",
     "play_callback",
+    "rating_text",
     "render_ai_picker",
     "render_blocked",
     "render_cancelled",
@@ -110,6 +114,7 @@ __all__ = [
     "render_help",
     "render_lang_picker",
     "render_lobby",
+    "render_me",
     "render_need_private",
     "render_nudge",
     "render_option",
@@ -121,6 +126,7 @@ __all__ = [
     "render_start",
     "render_stats",
     "render_table",
+    "render_top",
     "replay_link",
     "reply_markup",
     "resolve_play",

@@ -40,8 +40,9 @@ def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
         "DURAK_DB_PATH": db,
         "group_edit_interval": 0.08,
         "private_edit_interval": 0.02,
-        # the coach's worker process only where a test asks for it
+        # the coach's and the chart's worker processes only where a test asks for them
         "coach_workers": 0,
+        "charts": False,
         **changes,
     }
     return Settings(**values)
