@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 __all__ = ["CHART_SIZE", "ChartLine", "ChartText", "Charts", "draw_png", "prepare"]
@@ -32,15 +31,17 @@ inside Telegram's limits for a photo (width + height ≤ 10000, ratio ≤ 20).""
 DPI = 120
 TIMEOUT = 10.0
 """Seconds the bot waits for a chart before it answers with the text alone."""
+START_TIMEOUT = 60.0
+"""Seconds the first chart may wait for the worker to start (and load matplotlib)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ChartLine:
-    """One line of the chart: its label and the rating after each game ``(unix time,
-    rating)``."""
+    """One line of the chart: its label and ``(game, rating)`` points, the games counted
+    over all the chart's lines (1 for his first, 0 for where he started)."""
 
     label: str
-    points: tuple[tuple[float, int], ...]
+    points: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +49,8 @@ class ChartText:
     """The words on the chart, in the reader's language."""
 
     title: str
+    x_label: str
     y_label: str
-    russian: bool = False
-    """Dates in numbers (the worker's month names are English)."""
 
 
 def _printable(text: str) -> str:
@@ -75,9 +75,9 @@ def prepare() -> None:
 def draw_png(lines: Sequence[ChartLine], text: ChartText) -> bytes:
     """The chart as PNG bytes (in the worker)."""
     prepare()
-    from matplotlib import dates as mdates
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     figure = Figure(figsize=CHART_SIZE, dpi=DPI)
     FigureCanvasAgg(figure)
@@ -86,10 +86,10 @@ def draw_png(lines: Sequence[ChartLine], text: ChartText) -> bytes:
     for i, line in enumerate(lines):
         if not line.points:
             continue
-        when = [datetime.fromtimestamp(at, UTC) for at, _ in line.points]
+        games = [game for game, _ in line.points]
         rating = [value for _, value in line.points]
         axes.plot(
-            when,
+            games,
             rating,
             label=_printable(line.label),
             color=colours[i % len(colours)],
@@ -98,26 +98,17 @@ def draw_png(lines: Sequence[ChartLine], text: ChartText) -> bytes:
             markersize=5,
         )
     axes.set_title(_printable(text.title), fontsize=17, fontweight="bold")
+    axes.set_xlabel(_printable(text.x_label), fontsize=13)
     axes.set_ylabel(_printable(text.y_label), fontsize=13)
     axes.tick_params(labelsize=12)
     axes.grid(True, alpha=0.3)
-    locator = mdates.AutoDateLocator(maxticks=6)
-    formatter = mdates.ConciseDateFormatter(locator)
-    if text.russian:
-        formatter = mdates.ConciseDateFormatter(
-            locator,
-            formats=["%Y", "%m.%Y", "%d.%m", "%H:%M", "%H:%M", "%S.%f"],
-            zero_formats=["", "%Y", "%m.%Y", "%d.%m", "%H:%M", "%H:%M"],
-            offset_formats=["", "%Y", "%m.%Y", "%d.%m.%Y", "%d.%m.%Y", "%d.%m.%Y %H:%M"],
-        )
-    axes.xaxis.set_major_locator(locator)
-    axes.xaxis.set_major_formatter(formatter)
+    axes.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
     if any(line.points for line in lines):
         axes.legend(fontsize=12, loc="best")
-    figure.tight_layout()
     out = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a glyph the font lacks is left out, quietly
+        figure.tight_layout()
         # light compression: a third quicker than the default, for a file still of ~50 kB
         figure.savefig(out, format="png", pil_kwargs={"compress_level": 2})
     return out.getvalue()
@@ -130,11 +121,12 @@ class Charts:
     def __init__(self, *, timeout: float = TIMEOUT) -> None:
         self._pool: ProcessPoolExecutor | None = None
         self._timeout = timeout
+        self._ready: asyncio.Future[Any] | None = None
 
     def start(self) -> None:
         """Start the worker now (at the bot's start-up), so that the first /me does not
         wait for matplotlib to load."""
-        self._executor().submit(prepare)
+        self._ready = asyncio.wrap_future(self._executor().submit(prepare))
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -149,12 +141,15 @@ class Charts:
     async def draw(self, lines: Sequence[ChartLine], text: ChartText) -> bytes | None:
         """The chart as PNG, or None if it could not be drawn in time."""
         loop = asyncio.get_running_loop()
-        job: Any = loop.run_in_executor(self._executor(), draw_png, tuple(lines), text)
         try:
+            if self._ready is not None:  # the worker is still starting: wait for it first
+                await asyncio.wait_for(asyncio.shield(self._ready), START_TIMEOUT)
+            job: Any = loop.run_in_executor(self._executor(), draw_png, tuple(lines), text)
             return bytes(await asyncio.wait_for(job, self._timeout))
         except BrokenProcessPool:
             log.exception("the chart worker died")
             self._pool = None
+            self._ready = None
         except TimeoutError:
             log.warning("a chart took more than %s s", self._timeout)
         except Exception:

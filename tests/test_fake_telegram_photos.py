@@ -118,5 +118,5 @@ async def test_a_caption_is_at_most_1024_characters(server: FakeTelegramServer, 
     await bot.send_photo(ann.id, photo=png(10, 10), caption="<b>x</b>" * 1024, parse_mode="HTML")
     with pytest.raises(BadRequest, match="caption is too long"):
         await bot.send_photo(ann.id, photo=png(10, 10), caption="x" * 1025)
-    with pytest.raises(BadRequest, match="(?i)wrong file identifier"):
+    with pytest.raises(BadRequest, match=r"(?i)wrong file identifier"):
         await bot.send_photo(ann.id, photo="no-such-file-id")

@@ -21,7 +21,7 @@ from bot.handlers.common import (
     user_lang,
 )
 from bot.i18n import Lang, tr
-from bot.ratings.model import OVERALL, VS_COMPUTER, Skill
+from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER, Skill
 from bot.render.common import short_name, text_length
 from bot.render.ratings import TOP
 from bot.runtime import Runtime, runtime
@@ -146,19 +146,20 @@ async def _chart(
     except StoreError:
         log.exception("user %s: rating history unreadable", user_id)
         return None
-    lines = [
-        ChartLine(
-            titles[scope],
-            tuple((p.at, Skill(p.mu, p.sigma).shown) for p in history if p.scope == scope),
-        )
-        for scope in scopes
-    ]
+    # x: his games counted over the chart's lines, so that a game of the group and the
+    # same game in his overall rating fall on one x; each line starts where he started
+    number = {seq: i for i, seq in enumerate(sorted({p.seq for p in history}), 1)}
+    lines = []
+    for scope in scopes:
+        points = [(number[p.seq], Skill(p.mu, p.sigma).shown) for p in history if p.scope == scope]
+        if points:
+            lines.append(ChartLine(titles[scope], ((points[0][0] - 1, NEWCOMER.shown), *points)))
     words = ChartText(
         title=tr(lang, "rating.chart_title", name=short_name(name, 30)),
+        x_label=tr(lang, "rating.chart_x"),
         y_label=tr(lang, "rating.chart_y"),
-        russian=lang == "ru",
     )
-    return await charts.draw([line for line in lines if line.points], words)
+    return await charts.draw(lines, words)
 
 
 async def _send_chart(message: Message, png: bytes, text: str) -> bool:

@@ -310,6 +310,8 @@ class RatingPoint:
     """A player's rating in one scope after one counted game."""
 
     scope: int
+    seq: int
+    """The game's place in the rating order (the same game has the same in every scope)."""
     at: float
     mu: float
     sigma: float

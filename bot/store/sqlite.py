@@ -1024,7 +1024,7 @@ class SqliteStore:
             return []
         marks = ",".join("?" * len(wanted))
         rows = await self._fetch(
-            "SELECT scope, at, mu, sigma FROM rating_history "
+            "SELECT scope, seq, at, mu, sigma FROM rating_history "
             f"WHERE user_id = ? AND scope IN ({marks}) ORDER BY seq, scope",
             (user_id, *wanted),
         )
