@@ -30,11 +30,15 @@ reproducible.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
+import json
 import math
 import random
+import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -42,6 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the fake Bot API
+
+import aiosqlite
 
 from bot.ratings.model import (
     NEWCOMER,
@@ -53,6 +60,9 @@ from bot.ratings.model import (
     rate,
     shown,
 )
+from bot.store import Outcome, Seat, SqliteStore
+from bot.store.models import seats_to_json
+from bot.store.ratings import rate_game
 from engine import Rules
 from engine.actions import Action
 from engine.ai import HardPlayer, SearchConfig, make_player, play_game
@@ -307,11 +317,187 @@ def model_speed(reps: int = 2000) -> None:
     )
 
 
+# ---------------------------------------------------------------- a big database
+
+
+def build_database(
+    path: Path, users: Sequence[int], groups: Sequence[tuple[int, Sequence[int]]], games: int
+) -> None:
+    """Users, groups and ``games`` finished games (2-6 of a group's members each, three
+    moves each in the log) written as the bot writes them, not rated yet."""
+    rng = random.Random(7)
+    con = sqlite3.connect(path)
+    con.executemany(
+        "INSERT INTO users (user_id, name, language, can_message, updated_at) "
+        "VALUES (?, ?, 'en', 1, 0)",
+        [(u, f"Player {u % 100_000}") for u in users],
+    )
+    numbers: Counter[int] = Counter()
+    game_rows = []
+    action_rows = []
+    at = 1_700_000_000.0
+    for _ in range(games):
+        index = rng.randrange(len(groups))
+        chat, members = groups[index]
+        table = index + 1
+        numbers[table] += 1
+        n = rng.randint(2, 6)
+        seated = rng.sample(list(members), n)
+        at += rng.uniform(1, 30)
+        seats = seats_to_json([Seat.human(u, f"Player {u % 100_000}") for u in seated])
+        if rng.random() < 0.03:
+            outcome = Outcome((), True, False, (1,) * n)
+        else:
+            durak = rng.randrange(n)
+            outcome = Outcome(
+                (durak,), False, False, tuple(0 if s == durak else 2 for s in range(n))
+            )
+        game_rows.append(
+            (table, numbers[table], chat, 1, "{}", seats, at - 600, at, outcome.to_json(), "end")
+        )
+        log = [(s, json.dumps({"type": "pass", "seat": s})) for _ in range(3) for s in range(n)]
+        action_rows += [(table, numbers[table], i + 1, s, a, at) for i, (s, a) in enumerate(log)]
+    con.executemany(
+        "INSERT INTO tables (table_id, chat_id, status, seats, rules, game_no, created_at, "
+        "updated_at) VALUES (?, ?, 'finished', '[]', '{}', ?, 0, 0)",
+        [(i + 1, chat, numbers[i + 1]) for i, (chat, _) in enumerate(groups)],
+    )
+    con.executemany("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
+    con.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?)", action_rows)
+    con.commit()
+    con.close()
+
+
+async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None:
+    """The finishing save of a 6-player game (result, tallies and ratings, one
+    transaction), and the rating step alone, in the big database."""
+    rng = random.Random(11)
+    finish: list[float] = []
+    async with SqliteStore.open(path) as store:
+        for r in range(reps):
+            seats = tuple(Seat.human(u, f"Player {u}") for u in rng.sample(list(users), 6))
+            lobby = await store.create_table(-1, rules="{}", seats=seats)
+            table = await store.start_game(lobby.table_id, lobby.version, seed=r, game="s")
+            version = table.version
+            for i in range(17):
+                saved = await store.save_action(
+                    table.table_id, version, game="s", action='{"type":"pass"}', seat=i % 6
+                )
+                version = saved.version
+            outcome = Outcome(
+                (r % 6,), False, False, tuple(0 if s == r % 6 else 2 for s in range(6))
+            )
+            start = time.perf_counter()
+            await store.save_action(
+                table.table_id,
+                version,
+                game="end",
+                action='{"type":"pass"}',
+                seat=5,
+                outcome=outcome,
+            )
+            finish.append(time.perf_counter() - start)
+    alone: list[float] = []
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        last = next(iter(await conn.execute_fetchall("SELECT max(table_id) FROM tables")))[0]
+        for back in range(reps):
+            table_id = int(last) - back  # the games just saved, rated again and undone
+            await conn.execute("BEGIN IMMEDIATE")
+            for sql in (
+                "DELETE FROM rated_games WHERE table_id = ?",
+                "DELETE FROM rating_history WHERE table_id = ?",
+            ):
+                await conn.execute(sql, (table_id,))
+            start = time.perf_counter()
+            await rate_game(conn, table_id, 1)
+            alone.append(time.perf_counter() - start)
+            await conn.execute("ROLLBACK")
+
+    def ms(values: list[float]) -> str:
+        values = sorted(values)
+        return (
+            f"p50 {values[len(values) // 2] * 1000:.2f} ms  "
+            f"p99 {values[int(len(values) * 0.99)] * 1000:.2f} ms"
+        )
+
+    print(f"store: the finishing save of a 6-player game (result, tallies, ratings): {ms(finish)}")
+    print(f"store: its rating step alone (read, rate, write): {ms(alone)}")
+
+
+async def answers(players: int, games: int, asks: int, folder: Path) -> None:
+    """/top and /me against the real bot with a big database; p50 and p99."""
+    from fake_telegram import FakeTelegramServer, Limits, running
+
+    from bot.app import build_application
+    from bot.config import Settings
+
+    path = folder / "big.sqlite3"
+    async with FakeTelegramServer(limits=Limits.off()) as tg:
+        rng = random.Random(5)
+        people = [await tg.create_user(f"Player {i}") for i in range(players)]
+        ids = [p.id for p in people]
+        groups = []
+        for g in range(players // 10):
+            members = rng.sample(people, 20)
+            chat = await tg.create_group(f"Group {g}", members=members, creator=members[0])
+            groups.append((chat.id, [m.id for m in members]))
+        async with SqliteStore.open(path):
+            pass
+        start = time.perf_counter()
+        build_database(path, ids, groups, games)
+        built = time.perf_counter() - start
+        async with SqliteStore.open(path) as store:
+            start = time.perf_counter()
+            counted, finished = await store.rebuild_ratings()
+            print(
+                f"database: {players} players, {len(groups)} groups, {finished} games "
+                f"written in {built:.0f} s; --rebuild rated {counted} in "
+                f"{time.perf_counter() - start:.0f} s",
+                flush=True,
+            )
+        await store_speed(path, ids)
+        settings = Settings(
+            bot_token=tg.token,
+            DURAK_DB_PATH=path,
+            rate_limits="retry-only",
+            coach_workers=0,
+            charts=True,
+        )
+        app = build_application(settings, tg.application_builder())
+        async with running(app, poll_timeout=0.5):
+            loop = asyncio.get_running_loop()
+            for command in ("top", "me"):
+                times = []
+                for i in range(asks + 3):
+                    chat_id, members = rng.choice(groups)
+                    user = rng.choice(members)
+                    chat = tg.chat(chat_id)
+                    begun = loop.time()
+                    asked = await tg.send_command(user, chat, command)
+                    answer = await tg.wait_for_message(
+                        chat, lambda m, a=asked: m.reply_to == a.message_id, timeout=60
+                    )
+                    if i >= 3:  # the first few warm up
+                        times.append(loop.time() - begun)
+                    if command == "me":
+                        assert answer.photo is not None, answer.plain_text
+                times.sort()
+                print(
+                    f"/{command}: {len(times)} answers, p50 {times[len(times) // 2] * 1000:.0f} ms"
+                    f"  p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms"
+                    f"  max {times[-1] * 1000:.0f} ms",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calibrate-games", type=int, default=120)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=("calibrate", "order", "speed", "answers"))
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--asks", type=int, default=300, help="/top and /me asked, each")
     args = parser.parse_args()
     if args.only in (None, "calibrate"):
         calibrate(args.calibrate_games, 10_000 + args.seed)
@@ -319,6 +505,9 @@ def main() -> None:
         report_odds(simulate((10, 30, 100), args.seed))
     if args.only in (None, "speed"):
         model_speed()
+    if args.only in (None, "answers"):
+        with tempfile.TemporaryDirectory() as folder:
+            asyncio.run(answers(args.players, args.games, args.asks, Path(folder)))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 from bot.i18n import LANGS, Lang
-from bot.ratings.model import NEWCOMER, PROVISIONAL_GAMES, Skill
+from bot.ratings.model import COMPUTER_SKILLS, NEWCOMER, PROVISIONAL_GAMES
 from bot.ratings.odds import odds_for
 from bot.render import (
     LobbyContext,
@@ -158,7 +158,8 @@ def test_odds() -> None:
     assert teams is not None and teams.teams is not None
     assert teams.chances == (teams.teams[0], teams.teams[1]) * 2
     assert sum(teams.teams) == pytest.approx(1.0)  # one losing team of two
-    assert teams.seats[3].rating == Skill(25.0, 1.5).shown  # the computer's fixed rating
+    assert teams.seats[3].rating == COMPUTER_SKILLS["normal"].shown  # fixed, not provisional
+    assert not teams.seats[3].provisional
     assert odds_for(SEATS[:1], RATED) is None
 
 
