@@ -12,8 +12,9 @@ one part). Seeded; prints figures and asserts nothing.
   games in three groups, rated as the bot rates them. Kendall's tau between the overall
   ratings and the true order, once every player has 10, 30 and 100 games (target: ≥ 0.8
   at 30).
-- ``odds``: in the same games, each game's chances of being durak, predicted from the
-  group's ratings before the game was rated (so on a game the ratings had not seen):
+- ``odds``: in the same games, each game's chances of being durak, predicted as the bot
+  predicts them (from the overall ratings; the group's own for comparison) before the
+  game was rated (so on a game the ratings had not seen):
   log-loss against the uniform 1/n guess (target: at least 10% better), and the
   calibration table of predicted against observed, in deciles. Games drawn have no durak
   and are left out.
@@ -206,6 +207,9 @@ def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
 @dataclass
 class Prediction:
     chances: list[float]
+    """From the overall ratings, as the bot's odds."""
+    group: list[float]
+    """From the group's own ratings."""
     durak: int
 
 
@@ -233,8 +237,9 @@ def simulate(checkpoints: Sequence[int], seed: int) -> list[Prediction]:
             seed + g,
         )
         if not draw:
-            chances = durak_chances([[skills.get((chat, m + 1), NEWCOMER)] for m in seated])
-            predictions.append(Prediction(chances, durak[0]))
+            overall = durak_chances([[skills.get((OVERALL, m + 1), NEWCOMER)] for m in seated])
+            group = durak_chances([[skills.get((chat, m + 1), NEWCOMER)] for m in seated])
+            predictions.append(Prediction(overall, group, durak[0]))
         game = FinishedGame(
             chat_id=chat,
             seats=tuple(RatedSeat(m + 1) for m in seated),
@@ -271,10 +276,13 @@ def simulate(checkpoints: Sequence[int], seed: int) -> list[Prediction]:
 def report_odds(predictions: Sequence[Prediction]) -> None:
     held = predictions[len(predictions) // 3 :]
     model = -statistics.fmean(math.log(max(p.chances[p.durak], 1e-12)) for p in held)
+    group = -statistics.fmean(math.log(max(p.group[p.durak], 1e-12)) for p in held)
     uniform = -statistics.fmean(math.log(1 / len(p.chances)) for p in held)
     print(
         f"odds: {len(held)} games predicted before being rated (the last two thirds): "
-        f"log-loss {model:.3f} against {uniform:.3f} for 1/n, {1 - model / uniform:.1%} better"
+        f"log-loss {model:.3f} from the overall ratings (the bot's odds) against {uniform:.3f}"
+        f" for 1/n, {1 - model / uniform:.1%} better; from the group's own ratings "
+        f"{group:.3f}, {1 - group / uniform:.1%} better"
     )
     bins: dict[int, list[tuple[float, int]]] = {}
     for p in held:

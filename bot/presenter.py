@@ -211,7 +211,7 @@ class Presenter:
         self._show_group(live, screen, lang, priority=Priority.OWN, fresh=fresh)
 
     async def _odds(self, live: Live) -> Odds | None:
-        """The seated players' ratings (the group's, or against the computer if a computer
+        """The seated players' ratings (overall, or against the computer if a computer
         player sits there) and their chances not to be the durak."""
         store = self._rt.store
         seats = live.row.seats
@@ -219,7 +219,7 @@ class Presenter:
             return None
         users = [s.user_id for s in seats if s.user_id is not None]
         try:
-            ratings = await store.ratings_of(scope_for(live.row.chat_id, seats), users)
+            ratings = await store.ratings_of(scope_for(seats), users)
         except StoreError:
             log.exception("table %s: ratings unreadable", live.table_id)
             return None

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from bot.ratings.model import (
     NEWCOMER,
+    OVERALL,
     PROVISIONAL_GAMES,
     VS_COMPUTER,
     Skill,
@@ -62,10 +63,12 @@ class Odds:
     """The ratings are those against the computer (a computer player is seated)."""
 
 
-def scope_for(chat_id: int, seats: Sequence[SeatLike]) -> int:
-    """The rating a table's game would move: against the computer if a computer player
-    sits there, else the group's."""
-    return VS_COMPUTER if any(s.user_id is None for s in seats) else chat_id
+def scope_for(seats: Sequence[SeatLike]) -> int:
+    """The ratings a table's odds come from: those against the computer if a computer
+    player sits there, else the overall ones. (The overall rating rests on all of a
+    player's games in groups, so it knows him best: bench/ratings.py finds its odds
+    better than those of the group's own ratings.)"""
+    return VS_COMPUTER if any(s.user_id is None for s in seats) else OVERALL
 
 
 def odds_for(
