@@ -5,20 +5,11 @@ table's first message show the odds; bad input gets a clear answer."""
 from __future__ import annotations
 
 import random
-import struct
 from pathlib import Path
 
 from fake_telegram import FakeMessage, FakeTelegramServer, Faults, Limits
 
-from .harness import Table, bot_running, group_texts, query, settings_for
-
-PNG = b"\x89PNG\r\n\x1a\n"
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data.startswith(PNG), "the chart is a PNG"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
+from .harness import Table, bot_running, group_texts, query, sent_png, settings_for
 
 
 async def reply_to(tg: FakeTelegramServer, table: Table, asked: FakeMessage) -> FakeMessage:
@@ -33,11 +24,11 @@ async def reply_to(tg: FakeTelegramServer, table: Table, asked: FakeMessage) -> 
 
 
 def assert_chart(answer: FakeMessage) -> None:
-    assert answer.photo is not None, f"no photo but: {answer.plain_text}"
-    width, height = png_size(answer.photo)
+    """A PNG of a size a phone shows well, and a file neither empty nor huge."""
+    data, width, height = sent_png(answer)
     assert (width, height) == answer.photo_size
-    assert 600 <= width <= 2000 and 300 <= height <= 2000
-    assert 5_000 < len(answer.photo) < 1_000_000
+    assert 600 <= width <= 2000 and 300 <= height <= 2000 and width > height
+    assert 5_000 < len(data) < 1_000_000
 
 
 async def test_a_game_moves_the_ratings_that_top_and_me_show(tmp_path: Path) -> None:
