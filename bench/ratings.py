@@ -487,27 +487,57 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
         async with running(app, poll_timeout=0.5):
             loop = asyncio.get_running_loop()
             for command in ("top", "me"):
-                times = []
+                times: list[float] = []
+                cpu: list[float] = []
                 for i in range(asks + 3):
                     chat_id, members = rng.choice(groups)
                     user = rng.choice(members)
                     chat = tg.chat(chat_id)
-                    begun = loop.time()
+                    begun, used = loop.time(), time.process_time()
                     asked = await tg.send_command(user, chat, command)
                     answer = await tg.wait_for_message(
                         chat, lambda m, a=asked: m.reply_to == a.message_id, timeout=60
                     )
                     if i >= 3:  # the first few warm up
                         times.append(loop.time() - begun)
+                        cpu.append(time.process_time() - used)
                     if command == "me":
                         assert answer.photo is not None, answer.plain_text
-                times.sort()
                 print(
-                    f"/{command}: {len(times)} answers, p50 {times[len(times) // 2] * 1000:.0f} ms"
-                    f"  p99 {times[int(len(times) * 0.99)] * 1000:.0f} ms"
-                    f"  max {times[-1] * 1000:.0f} ms",
+                    f"/{command}: {len(times)} answers, from the command to the answer: "
+                    f"{ms(times, cpu)} (CPU of the bot and the fake server together"
+                    f"{'; the chart is drawn in its worker' if command == 'me' else ''})",
                     flush=True,
                 )
+        await chart_cpu(path, ids, rng)
+
+
+async def chart_cpu(path: Path, users: Sequence[int], rng: random.Random) -> None:
+    """The CPU time of drawing /me's chart (what the worker does), for real histories."""
+    from bot.chart import ChartLine, ChartText, draw_png
+
+    histories = []
+    async with SqliteStore.open(path) as store:
+        for user in rng.sample(list(users), 60):
+            points = await store.rating_history(user, [OVERALL])
+            histories.append(
+                (
+                    ChartLine(
+                        "Overall",
+                        tuple((i, Skill(p.mu, p.sigma).shown) for i, p in enumerate(points)),
+                    ),
+                )
+            )
+    words = ChartText("Rating of Player", "Games", "Rating")
+    draw_png(histories[0], words)
+    wall: list[float] = []
+    cpu: list[float] = []
+    for lines in histories[1:]:
+        t, c = time.perf_counter(), time.process_time()
+        draw_png(lines, words)
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    print(f"the chart alone, drawn {len(wall)} times: {ms(wall, cpu)}")
 
 
 def main() -> None:
