@@ -1,0 +1,103 @@
+"""The migration that introduced ratings rates the games finished before it, in order."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+from store_helpers import ALICE, BORIS, VERA
+
+from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
+from bot.store import MIGRATIONS, Outcome, Seat, SqliteStore
+from bot.store.migrations import migrate
+from bot.store.models import seats_to_json
+
+RATINGS = next(m.version for m in MIGRATIONS if any("TABLE ratings" in s for s in m.statements))
+"""The version that brought ratings (found by what it creates, not by its number)."""
+BOT = Seat.computer("Bot", "easy")
+
+
+def game_rows(
+    db: sqlite3.Connection,
+    table_id: int,
+    seats: tuple[Seat, ...],
+    outcome: Outcome | None,
+    finished_at: float,
+    moves: int = 3,
+) -> None:
+    """A table with one game as the bot wrote it before ratings: seats, rules, the
+    action log (``moves`` passes per seat), the result."""
+    db.execute(
+        "INSERT INTO tables (table_id, chat_id, status, seats, rules, game_no, created_at, "
+        "updated_at) VALUES (?, -100, ?, ?, '{}', 1, 1.0, ?)",
+        (table_id, "finished" if outcome else "cancelled", seats_to_json(seats), finished_at),
+    )
+    db.execute(
+        "INSERT INTO games VALUES (?, 1, -100, 7, ?, ?, 1.0, ?, ?, ?)",
+        (
+            table_id,
+            '{"teams": "none"}',
+            seats_to_json(seats),
+            finished_at,
+            outcome.to_json() if outcome else None,
+            "end",
+        ),
+    )
+    lines = [(seat, "pass") for _ in range(moves) for seat in range(len(seats))]
+    db.executemany(
+        "INSERT INTO actions VALUES (?, 1, ?, ?, ?, ?)",
+        [
+            (table_id, i + 1, seat, json.dumps({"type": kind, "seat": seat}), finished_at)
+            for i, (seat, kind) in enumerate(lines)
+        ],
+    )
+
+
+def lost(durak: int, players: int) -> Outcome:
+    points = tuple(0 if i == durak else 2 for i in range(players))
+    return Outcome((durak,), False, False, points)
+
+
+async def test_the_games_already_played_are_rated(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    async with aiosqlite.connect(path, isolation_level=None) as conn:
+        await migrate(conn, str(path), target=RATINGS - 1)
+    db = sqlite3.connect(path, isolation_level=None)
+    # finished out of table order: the later table ended first
+    game_rows(db, 2, (ALICE, BORIS, VERA), lost(1, 3), finished_at=50.0)
+    game_rows(db, 1, (ALICE, BORIS), lost(0, 2), finished_at=90.0)
+    game_rows(db, 3, (ALICE, BORIS), lost(1, 2), finished_at=95.0, moves=1)  # too short
+    game_rows(db, 4, (ALICE, BOT), lost(1, 2), finished_at=99.0)
+    game_rows(db, 5, (ALICE, BORIS), None, finished_at=99.5)  # cancelled
+    db.close()
+
+    async with SqliteStore.open(path) as store:
+        assert await store.schema_version() >= RATINGS
+        group = await store.ratings_of(-100, [1, 2, 3])
+        assert {u: (r.games, r.durak) for u, r in group.items()} == {
+            1: (2, 1),
+            2: (2, 1),
+            3: (1, 0),
+        }
+        assert group[3].mu > NEWCOMER.mu
+        assert sorted(await store.ratings_of(OVERALL, [1, 2, 3])) == [1, 2, 3]
+        assert (await store.ratings_of(VS_COMPUTER, [1]))[1].games == 1
+        # in the order they finished: table 2's game first
+        history = await store.rating_history(2, [-100])
+        assert len(history) == 2 and history[0].mu < NEWCOMER.mu < history[1].mu
+        con = sqlite3.connect(path)
+        order = con.execute("SELECT table_id, counted, reason FROM rated_games ORDER BY seq")
+        assert order.fetchall() == [(2, 1, None), (1, 1, None), (3, 0, "few_moves"), (4, 1, None)]
+        before = [
+            con.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall()
+            for t in ("ratings", "rating_history")
+        ]
+        assert await store.rebuild_ratings() == (3, 4)
+        after = [
+            con.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall()
+            for t in ("ratings", "rating_history")
+        ]
+        con.close()
+        assert after == before
