@@ -15,7 +15,6 @@ from telegram.ext import (
 )
 
 from bot import callbacks as cb
-from bot import render as r
 from bot.chart import Charts
 from bot.coach import Coach
 from bot.handlers.common import (
