@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import aiosqlite
 
@@ -21,18 +22,22 @@ async def _rate_history(conn: aiosqlite.Connection) -> None:
     await ratings.rebuild(conn)
 
 
+C = TypeVar("C")
+"""The connection a migration's Python step is given (SQLite's, or PostgreSQL's)."""
+
+
 @dataclass(frozen=True, slots=True)
-class Migration:
+class Migration(Generic[C]):
     """One step of the schema: its statements, then ``step`` (data it computes in Python),
     in the same transaction."""
 
     version: int
     description: str
     statements: tuple[str, ...]
-    step: Callable[[aiosqlite.Connection], Awaitable[None]] | None = None
+    step: Callable[[C], Awaitable[None]] | None = None
 
 
-MIGRATIONS: tuple[Migration, ...] = (
+MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(
         1,
         "core tables: chats, users, tables, the action log, games and series tallies",
