@@ -1,10 +1,11 @@
 """Ratings kept in PostgreSQL: :mod:`bot.store.ratings`'s twin, loading through asyncpg.
 
 The same statements (:mod:`bot.store.rating_rows`, their ``?`` numbered as ``$1``, ``$2``...)
-and the same rows, so both stores give the same numbers. One difference in the loading: a
-seat's moves are counted in Python (:func:`~bot.store.rating_rows.own_move`), as SQLite's
-``json_valid``/``json_extract`` count them, since PostgreSQL 15 has no way to test a text
-for JSON without failing the statement.
+and the same rows, so both stores give the same numbers. What differs is loading and
+ordering: a seat's moves are counted in Python (:func:`~bot.store.rating_rows.own_move`), as
+SQLite's ``json_valid``/``json_extract`` count them, since PostgreSQL 15 has no way to test
+a text for JSON without failing the statement; a game's place in the order is written
+explicitly, as SQLite hands it out; and one game is rated at a time (:func:`hold_order`).
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from bot.store.rating_rows import (
     HISTORY,
     INSERT_RATING,
     MARK,
-    PLACE,
-    PLACE_ALL,
     UPSERT,
     forget,
     games_sql,
@@ -38,6 +37,20 @@ __all__ = ["hold_order", "rate_game", "rebuild"]
 
 _ORDER_LOCK = 0x72_61_74_65  # "rate": the advisory lock that keeps the rating order
 
+# SQLite's INTEGER PRIMARY KEY gives a new line the last seq + 1; so do these (under
+# hold_order, nobody else is placing a game meanwhile).
+_PLACE = (
+    "INSERT INTO rated_games (seq, table_id, game_no) "
+    "SELECT coalesce(max(seq), 0) + 1, $1, $2 FROM rated_games "
+    "ON CONFLICT (table_id, game_no) DO NOTHING RETURNING seq"
+)
+_PLACE_ALL = (
+    "INSERT INTO rated_games (seq, table_id, game_no) "
+    "SELECT (SELECT coalesce(max(seq), 0) FROM rated_games) "
+    "+ row_number() OVER (ORDER BY finished_at, table_id, game_no), table_id, game_no "
+    "FROM games WHERE outcome IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rated_games AS r "
+    "WHERE r.table_id = games.table_id AND r.game_no = games.game_no)"
+)
 _SKILLS = (
     "SELECT scope, user_id, mu, sigma FROM ratings "
     "WHERE scope = ANY($1::bigint[]) AND user_id = ANY($2::bigint[])"
@@ -73,7 +86,7 @@ async def rate_game(db: asyncpg.Connection, table_id: int, game_no: int) -> bool
     """Inside the transaction that saves the game's result: give the game its place in
     the rating order and rate it. Whether it counted (False also if it was rated before)."""
     await hold_order(db)
-    seq = await db.fetchval(_pg(PLACE), table_id, game_no)
+    seq = await db.fetchval(_PLACE, table_id, game_no)
     if seq is None:
         return False
     found = await db.fetchrow(_pg(FINISHED), table_id, game_no)
@@ -101,7 +114,7 @@ async def rebuild(db: asyncpg.Connection, *, chat_id: int | None = None) -> tupl
     a finished game with no place in the order gets one first, in the order the games
     finished; with ``chat_id`` only that group's own ratings are rebuilt."""
     await hold_order(db)
-    await db.execute(PLACE_ALL)
+    await db.execute(_PLACE_ALL)
     params = (chat_id,) if chat_id is not None else ()
     for sql in forget(chat_id is not None):
         await db.execute(_pg(sql), *params)

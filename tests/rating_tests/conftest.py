@@ -1,5 +1,5 @@
-"""A fresh store per test, with a clock that moves a second per call (every game finishes
-at its own time)."""
+"""A fresh store per test, on each backend (the ``database`` fixture of tests/conftest.py),
+with a clock that moves a second per call (every game finishes at its own time)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from store_backends import Database
 
-from bot.store import SqliteStore
+from bot.store import Store
 
 
 class Ticking:
@@ -28,6 +29,6 @@ def db_path(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def store(db_path: Path) -> AsyncIterator[SqliteStore]:
-    async with SqliteStore.open(db_path, clock=Ticking()) as opened:
+async def store(database: Database) -> AsyncIterator[Store]:
+    async with database.open(clock=Ticking()) as opened:
         yield opened

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from bot.store import Outcome, Seat, SqliteStore
+from bot.store import Outcome, Seat, Store
 
 RULES = '{"game":"podkidnoy","teams":"none"}'
 PAIRS = '{"game":"podkidnoy","teams":"pairs"}'
@@ -48,7 +48,7 @@ def drawn(players: int) -> Outcome:
 
 
 async def logged_game(
-    store: SqliteStore,
+    store: Store,
     seats: Sequence[Seat],
     outcome: Outcome | None,
     *,

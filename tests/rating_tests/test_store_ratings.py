@@ -3,11 +3,10 @@ action log; what does not count; boards, places, history, partners; a group's ne
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
+from store_backends import Database
 
 from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
-from bot.store import Outcome, SqliteStore, UserRow
+from bot.store import Outcome, Store, UserRow
 from engine import Game, Rules
 from engine.actions import Resign, Timeout
 
@@ -28,29 +27,23 @@ from .helpers import (
 GROUP = -100
 
 
-def rated(db: Path) -> list[tuple[object, ...]]:
-    con = sqlite3.connect(db)
-    try:
-        return con.execute(
-            "SELECT seq, table_id, game_no, counted, reason FROM rated_games ORDER BY seq"
-        ).fetchall()
-    finally:
-        con.close()
+async def rated(db: Database) -> list[tuple[object, ...]]:
+    return await db.query(
+        "SELECT seq, table_id, game_no, counted, reason FROM rated_games ORDER BY seq"
+    )
 
 
-def dump(db: Path) -> tuple[list[tuple[object, ...]], ...]:
+async def dump(db: Database) -> tuple[list[tuple[object, ...]], ...]:
     """Every rating table, in a fixed order."""
-    con = sqlite3.connect(db)
-    try:
-        return tuple(
-            con.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
+    return tuple(
+        [
+            await db.query(f"SELECT * FROM {table} ORDER BY 1, 2, 3")
             for table in ("ratings", "rating_history", "rated_games")
-        )
-    finally:
-        con.close()
+        ]
+    )
 
 
-async def test_a_finished_game_is_rated_with_its_result(store: SqliteStore, db_path: Path) -> None:
+async def test_a_finished_game_is_rated_with_its_result(store: Store, database: Database) -> None:
     table, game_no = await logged_game(store, (ANN, BOB, CID), lost(1, 3))
     group = await store.ratings_of(GROUP, [1, 2, 3, 99])
     assert sorted(group) == [1, 2, 3]
@@ -58,10 +51,10 @@ async def test_a_finished_game_is_rated_with_its_result(store: SqliteStore, db_p
     assert (group[2].games, group[2].durak, group[1].durak) == (1, 1, 0)
     assert sorted(await store.ratings_of(OVERALL, [1, 2, 3])) == [1, 2, 3]
     assert await store.ratings_of(VS_COMPUTER, [1, 2, 3]) == {}
-    assert rated(db_path) == [(1, table, game_no, 1, None)]
+    assert await rated(database) == [(1, table, game_no, 1, None)]
 
 
-async def test_leaving_and_running_out_of_time_count_as_lost(store: SqliteStore) -> None:
+async def test_leaving_and_running_out_of_time_count_as_lost(store: Store) -> None:
     # a real game: three moves each, then one of them leaves; the engine makes him durak
     rules = Rules.preset("podkidnoy")
     played = Game.new(rules, players=3, seed=5)
@@ -97,14 +90,14 @@ async def test_leaving_and_running_out_of_time_count_as_lost(store: SqliteStore)
     assert (await store.ratings_of(GROUP, [loser]))[loser].durak == 1
 
 
-async def test_a_cancelled_game_is_not_rated(store: SqliteStore, db_path: Path) -> None:
+async def test_a_cancelled_game_is_not_rated(store: Store, database: Database) -> None:
     await logged_game(store, (ANN, BOB), None)
-    assert rated(db_path) == []
+    assert await rated(database) == []
     assert await store.player_ratings(1) == []
 
 
 async def test_a_game_counts_only_if_every_human_made_three_moves(
-    store: SqliteStore, db_path: Path
+    store: Store, database: Database
 ) -> None:
     # Bob leaves after two moves of his: nobody's rating moves
     moves = [(0, "lead"), (1, "cover"), (0, "throw"), (1, "take"), (0, "lead"), (1, "resign")]
@@ -113,17 +106,17 @@ async def test_a_game_counts_only_if_every_human_made_three_moves(
     clock = [(0, "pass"), (1, "pass"), (0, "pass"), (1, "timeout"), (0, "pass"), (1, "pass")]
     clock += [(1, "timeout"), (1, "timeout"), (1, "timeout")]
     await logged_game(store, (ANN, BOB), lost(1, 2), moves=clock)
-    assert [r[3:] for r in rated(db_path)] == [(0, "few_moves"), (0, "few_moves")]
+    assert [r[3:] for r in await rated(database)] == [(0, "few_moves"), (0, "few_moves")]
     assert await store.player_ratings(1) == []
     # three moves each, and it counts
     enough = [*clock[:6], (1, "take")]
     await logged_game(store, (ANN, BOB), lost(1, 2), moves=enough)
-    assert rated(db_path)[-1][3:] == (1, None)
+    assert (await rated(database))[-1][3:] == (1, None)
     assert (await store.ratings_of(GROUP, [2]))[2].games == 1
 
 
 async def test_a_game_against_the_computer_moves_only_that_rating(
-    store: SqliteStore, db_path: Path
+    store: Store, database: Database
 ) -> None:
     await logged_game(store, (ANN, BOB), lost(1, 2))
     before = {r.scope: r for r in await store.player_ratings(1)}
@@ -134,11 +127,11 @@ async def test_a_game_against_the_computer_moves_only_that_rating(
     assert after[GROUP] == before[GROUP] and after[OVERALL] == before[OVERALL]
     assert after[VS_COMPUTER].games == 2 and after[VS_COMPUTER].mu > NEWCOMER.mu
     assert sorted(await store.ratings_of(VS_COMPUTER, [1, 2])) == [1, 2]
-    users = {u for (u,) in sqlite3.connect(db_path).execute("SELECT user_id FROM ratings")}
+    users = {u for (u,) in await database.query("SELECT user_id FROM ratings")}
     assert users == {1, 2}  # no line for a computer level
 
 
-async def test_draws_and_teams(store: SqliteStore) -> None:
+async def test_draws_and_teams(store: Store) -> None:
     await logged_game(store, (ANN, BOB, CID), drawn(3))
     group = await store.ratings_of(GROUP, [1, 2, 3])
     assert {r.durak for r in group.values()} == {0}
@@ -149,7 +142,7 @@ async def test_draws_and_teams(store: SqliteStore) -> None:
     assert (teams[2].durak, teams[4].durak, teams[1].durak) == (1, 1, 0)
 
 
-async def test_boards_places_history_and_partners(store: SqliteStore) -> None:
+async def test_boards_places_history_and_partners(store: Store) -> None:
     await store.save_user(UserRow(1, "Ann Renamed"))
     for durak in (1, 1, 2, 1):
         await logged_game(store, (ANN, BOB, CID), lost(durak, 3))
@@ -171,29 +164,25 @@ async def test_boards_places_history_and_partners(store: SqliteStore) -> None:
     assert partners == {"Cid": (2, 1), "Bob": (1, 0)}
 
 
-async def test_rebuilding_gives_the_same_numbers(store: SqliteStore, db_path: Path) -> None:
+async def test_rebuilding_gives_the_same_numbers(store: Store, database: Database) -> None:
     await logged_game(store, (ANN, BOB, CID), lost(1, 3))
     await logged_game(store, (ANN, BOB), lost(0, 2), moves=[(0, "pass"), (1, "resign")])
     await logged_game(store, (ANN, BOB, CID, DAN), team_lost((0, 2), 4), rules=PAIRS)
     await logged_game(store, (ANN, EASY), lost(1, 2), chat_id=1)
     await logged_game(store, (BOB, CID), drawn(2), chat_id=-200)
     await logged_game(store, (BOB, CID), None)
-    before = dump(db_path)
+    before = await dump(database)
     assert await store.rebuild_ratings() == (4, 5)
-    assert dump(db_path) == before
+    assert await dump(database) == before
     # from nothing at all, too
-    con = sqlite3.connect(db_path)
-    con.execute("DELETE FROM ratings")
-    con.execute("DELETE FROM rating_history")
-    con.execute("DELETE FROM rated_games")
-    con.commit()
-    con.close()
+    for table in ("ratings", "rating_history", "rated_games"):
+        await database.query(f"DELETE FROM {table}")
     assert await store.rebuild_ratings() == (4, 5)
-    assert dump(db_path) == before
+    assert await dump(database) == before
 
 
 async def test_a_group_moved_to_a_new_id_keeps_its_ratings(
-    store: SqliteStore, db_path: Path
+    store: Store, database: Database
 ) -> None:
     await logged_game(store, (ANN, BOB), lost(1, 2))
     await logged_game(store, (ANN, BOB), lost(0, 2))
@@ -207,18 +196,13 @@ async def test_a_group_moved_to_a_new_id_keeps_its_ratings(
     }
     assert await store.ratings_of(OVERALL, [1, 2]) == overall
     assert [p.scope for p in await store.rating_history(1, [GROUP, -1000])] == [-1000, -1000]
-    before = dump(db_path)
+    before = await dump(database)
     await store.rebuild_ratings()
-    assert dump(db_path) == before
+    assert await dump(database) == before
 
 
-async def test_a_rating_that_fails_does_not_cost_the_game(
-    store: SqliteStore, db_path: Path
-) -> None:
-    con = sqlite3.connect(db_path)
-    con.execute("DROP TABLE rating_history")  # every rating now fails
-    con.commit()
-    con.close()
+async def test_a_rating_that_fails_does_not_cost_the_game(store: Store, database: Database) -> None:
+    await database.query("DROP TABLE rating_history")  # every rating now fails
     table, _ = await logged_game(store, (ANN, BOB), lost(1, 2))
     record = await store.game_record(table, 1)
     assert record is not None and record.outcome == lost(1, 2)
