@@ -1,16 +1,17 @@
 """Ratings are a function of the stored results in order: rating game by game and
-rebuilding from scratch (the store's, and ``python -m bot.ratings --rebuild``) agree."""
+rebuilding from scratch (the store's, and ``python -m bot.ratings --rebuild``) agree, and
+the SQLite and the PostgreSQL store reach the same numbers."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from store_backends import Database, PostgresDatabase, SqliteDatabase
 
 from bot.ratings.__main__ import main
 from bot.store import Outcome, Seat, SqliteStore
@@ -24,15 +25,13 @@ TEAMS = {"none": None, "pairs": (4, 6), "triples": (6,)}
 Played = tuple[int, int, tuple[Seat, ...], str, Outcome | None, list[tuple[int, str]]]
 
 
-def dump(db: Path) -> tuple[list[tuple[object, ...]], ...]:
-    con = sqlite3.connect(db)
-    try:
-        return tuple(
-            con.execute(f"SELECT * FROM {table} ORDER BY 1, 2, 3").fetchall()
-            for table in ("ratings", "rating_history", "rated_games")
-        )
-    finally:
-        con.close()
+RATING_TABLES = ("ratings", "rating_history", "rated_games")
+WRITTEN = ("tables", "actions", "games", "game_players", "tallies", *RATING_TABLES)
+"""Every table a game writes to."""
+
+
+async def dump(db: Database) -> tuple[list[tuple[object, ...]], ...]:
+    return tuple([await db.query(f"SELECT * FROM {t} ORDER BY 1, 2, 3") for t in RATING_TABLES])
 
 
 @st.composite
@@ -70,43 +69,58 @@ def games(draw: st.DrawFn) -> Played:
     return at, chat, tuple(seats), f'{{"teams":"{teams}"}}', outcome, log
 
 
-def play_all(path: Path, history: list[Played]) -> tuple[int, int]:
-    async def run() -> tuple[int, int]:
-        now = [0.0]
-        # games saved at the same time, or earlier than the one before: the rating order
-        # is the order the results were saved, never the clock's
-        async with SqliteStore.open(path, clock=lambda: now[0]) as store:
-            for at, chat, seats, rules, outcome, log in history:
-                now[0] = 1_700_000_000.0 + at
-                await logged_game(store, seats, outcome, chat_id=chat, moves=log, rules=rules)
-            before = dump(path)
-            counts = await store.rebuild_ratings()
-            assert dump(path) == before
-            return counts
-
-    return asyncio.run(run())
+async def play_all(db: Database, history: list[Played]) -> tuple[int, int]:
+    now = [0.0]
+    # games saved at the same time, or earlier than the one before: the rating order
+    # is the order the results were saved, never the clock's
+    async with db.open(clock=lambda: now[0]) as store:
+        for at, chat, seats, rules, outcome, log in history:
+            now[0] = 1_700_000_000.0 + at
+            await logged_game(store, seats, outcome, chat_id=chat, moves=log, rules=rules)
+        before = await dump(db)
+        counts = await store.rebuild_ratings()
+        assert await dump(db) == before
+        return counts
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(st.lists(games(), min_size=1, max_size=8))
-def test_rebuilding_equals_rating_game_by_game(history: list[Played]) -> None:
+def test_rebuilding_equals_rating_game_by_game_on_both_backends(
+    postgres_store_url: str, history: list[Played]
+) -> None:
+    # one PostgreSQL database for every example, emptied before each
+    postgres = PostgresDatabase(postgres_store_url)
+
+    async def run(lite: SqliteDatabase) -> None:
+        await postgres.query(f"TRUNCATE {', '.join(WRITTEN)} RESTART IDENTITY")
+        counted, finished = await play_all(lite, history)
+        assert await play_all(postgres, history) == (counted, finished)
+        assert await dump(postgres) == await dump(lite)  # the same numbers, row for row
+        assert finished == sum(1 for game in history if game[4] is not None)
+        assert counted <= finished
+
     with tempfile.TemporaryDirectory() as folder:
-        counted, finished = play_all(Path(folder) / "db.sqlite3", history)
-    assert finished == sum(1 for game in history if game[4] is not None)
-    assert counted <= finished
+        asyncio.run(run(SqliteDatabase(Path(folder) / "db.sqlite3")))
 
 
 async def test_the_command_rebuilds_the_same_numbers(
-    store: SqliteStore, db_path: Path, capsys: pytest.CaptureFixture[str]
+    db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    await logged_game(store, (ANN, BOB, CID), lost(2, 3))
-    await logged_game(store, (ANN, BOB), lost(0, 2))
-    await logged_game(store, (ANN, BOB), lost(1, 2), moves=[(0, "pass"), (1, "pass")])
-    before = dump(db_path)
-    assert before[0]  # there are ratings to rebuild
-    status = await asyncio.to_thread(main, ["--rebuild", "--db", str(db_path)])
+    # the command works on a SQLite file (its --db)
+    lite = SqliteDatabase(db_path)
+    async with SqliteStore.open(db_path) as store:
+        await logged_game(store, (ANN, BOB, CID), lost(2, 3))
+        await logged_game(store, (ANN, BOB), lost(0, 2))
+        await logged_game(store, (ANN, BOB), lost(1, 2), moves=[(0, "pass"), (1, "pass")])
+        before = await dump(lite)
+        assert before[0]  # there are ratings to rebuild
+        status = await asyncio.to_thread(main, ["--rebuild", "--db", str(db_path)])
     assert status == 0
-    assert dump(db_path) == before
+    assert await dump(lite) == before
     assert f"rated 2 of 3 finished games in {db_path}" in capsys.readouterr().out
 
 
