@@ -197,6 +197,7 @@ async def test_the_schemas_are_twins_at_every_version(
             assert pg_not_null == not_null, where
             assert pg_default == default, where
         assert twin["key"] == table["key"], name
+        assert twin["unique"] == table["unique"], name
     assert pg["indexes"] == lite["indexes"]
     assert pg["triggers"] == lite["triggers"]
 
