@@ -3,6 +3,8 @@ action log; what does not count; boards, places, history, partners; a group's ne
 
 from __future__ import annotations
 
+import asyncio
+
 from store_backends import Database
 
 from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
@@ -208,3 +210,20 @@ async def test_a_rating_that_fails_does_not_cost_the_game(store: Store, database
     assert record is not None and record.outcome == lost(1, 2)
     assert [t.games for t in await store.chat_stats(GROUP)] == [1, 1]
     assert await store.player_ratings(1) == []
+
+
+async def test_games_finishing_at_once_are_rated_one_after_another(
+    store: Store, database: Database
+) -> None:
+    # The same two players finish games at several tables at once (PostgreSQL's store
+    # writes them on connections of their own): each rating reads the one before it, as
+    # rebuilding them in their order does.
+    async def game(i: int) -> None:
+        await logged_game(store, (ANN, BOB), lost(i % 2, 2), chat_id=-100 - i % 3)
+
+    await asyncio.gather(*(game(i) for i in range(12)))
+    before = await dump(database)
+    assert len(before[2]) == 12 and {line[3] for line in before[2]} == {1}
+    assert (await store.ratings_of(OVERALL, [1]))[1].games == 12
+    assert await store.rebuild_ratings() == (12, 12)
+    assert await dump(database) == before
