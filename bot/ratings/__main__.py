@@ -15,11 +15,12 @@ import sys
 from collections.abc import Sequence
 
 from bot.config import PROGRAM
-from bot.store import StoreError, open_store, resolve_path
+from bot.store import StoreError, open_store, resolve_path, resolve_url
+from bot.store.config import POSTGRES_SCHEMES, mask_url
 
 
-async def _rebuild(db: str | None) -> tuple[int, int]:
-    async with open_store(db) as store:
+async def _rebuild(path: str, url: str) -> tuple[int, int]:
+    async with open_store(path, url=url) as store:
         return await store.rebuild_ratings()
 
 
@@ -33,22 +34,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="forget every rating and rate every finished game again, in order",
     )
-    parser.add_argument("--db", help="the database file (default: $DURAK_DB_PATH)")
+    parser.add_argument(
+        "--db",
+        help="the database file or postgresql:// address "
+        "(default: $DURAK_DATABASE_URL, else $DURAK_DB_PATH)",
+    )
     args = parser.parse_args(argv)
     if not args.rebuild:
         parser.print_usage(sys.stderr)
         print(f"{PROGRAM}: say --rebuild to recompute the ratings", file=sys.stderr)
         return 2
-    path = resolve_path(args.db)
-    if not path.exists():
+    given = args.db
+    try:
+        if given is not None and given.partition("://")[0] in POSTGRES_SCHEMES:
+            url = resolve_url(given)
+        else:
+            url = resolve_url("" if given is not None else None)
+    except ValueError as exc:
+        print(f"{PROGRAM}: the database address: {exc}", file=sys.stderr)
+        return 1
+    path = resolve_path(given if not url else None)
+    where = mask_url(url) if url else str(path)
+    if not url and not path.exists():
         print(f"{PROGRAM}: no database at {path}", file=sys.stderr)
         return 1
+    from bot.store.postgres import CONNECT_ERRORS
+
     try:
-        counted, finished = asyncio.run(_rebuild(str(path)))
-    except (StoreError, sqlite3.Error) as exc:
-        print(f"{PROGRAM}: {path}: {exc}", file=sys.stderr)
+        counted, finished = asyncio.run(_rebuild(str(path), url))
+    except (StoreError, sqlite3.Error, *CONNECT_ERRORS) as exc:
+        print(f"{PROGRAM}: {where}: {exc}", file=sys.stderr)
         return 1
-    print(f"{PROGRAM}: rated {counted} of {finished} finished games in {path}")
+    print(f"{PROGRAM}: rated {counted} of {finished} finished games in {where}")
     return 0
 
 

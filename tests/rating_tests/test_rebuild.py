@@ -124,6 +124,29 @@ async def test_the_command_rebuilds_the_same_numbers(
     assert f"rated 2 of 3 finished games in {db_path}" in capsys.readouterr().out
 
 
+async def test_the_command_rebuilds_a_postgresql_database(
+    postgres_store_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    db = PostgresDatabase(postgres_store_url)
+    async with db.open() as store:
+        await logged_game(store, (ANN, BOB, CID), lost(2, 3))
+        await logged_game(store, (ANN, BOB), lost(1, 2), moves=[(0, "pass"), (1, "pass")])
+    before = await dump(db)
+    assert before[0]
+    # named by --db, and as the bot finds it: $DURAK_DATABASE_URL (no SQLite file around)
+    monkeypatch.chdir(tmp_path)
+    for args in (["--db", postgres_store_url], []):
+        await db.query("DELETE FROM ratings")
+        monkeypatch.setenv("DURAK_DATABASE_URL", postgres_store_url if not args else "")
+        assert await asyncio.to_thread(main, ["--rebuild", *args]) == 0
+        assert await dump(db) == before
+        assert "rated 1 of 2 finished games in postgresql://" in capsys.readouterr().out
+    assert not (tmp_path / "durak.sqlite3").exists()
+
+
 def test_the_command_refuses_what_it_cannot_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
