@@ -60,9 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     from bot.store.postgres import CONNECT_ERRORS
 
+    failures: tuple[type[BaseException], ...] = (StoreError, sqlite3.Error, *CONNECT_ERRORS)
     try:
         counted, finished = asyncio.run(_rebuild(str(path), url))
-    except (StoreError, sqlite3.Error, *CONNECT_ERRORS) as exc:
+    except failures as exc:
         print(f"{PROGRAM}: {where}: {exc}", file=sys.stderr)
         return 1
     print(f"{PROGRAM}: rated {counted} of {finished} finished games in {where}")

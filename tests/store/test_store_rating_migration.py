@@ -17,6 +17,7 @@ from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
 from bot.store import MIGRATIONS, Outcome, Seat, pg_migrations
 from bot.store import migrations as sqlite_migrations
 from bot.store.models import seats_to_json
+from bot.store.postgres import PostgresStore
 
 RATINGS = next(m.version for m in MIGRATIONS if any("TABLE ratings" in s for s in m.statements))
 """The version that brought ratings (found by what it creates, not by its number)."""
@@ -95,6 +96,7 @@ async def test_the_games_already_played_are_rated(old_database: Database) -> Non
     await game_rows(db, 5, (ALICE, BORIS), None, finished_at=99.5)  # cancelled
 
     async with db.open() as store:
+        assert isinstance(store, SqliteStore | PostgresStore)
         assert await store.schema_version() >= RATINGS
         group = await store.ratings_of(-100, [1, 2, 3])
         assert {u: (r.games, r.durak) for u, r in group.items()} == {
