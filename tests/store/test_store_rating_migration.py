@@ -14,7 +14,7 @@ from store_backends import Database, PostgresDatabase, SqliteDatabase
 from store_helpers import ALICE, BORIS, VERA
 
 from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
-from bot.store import MIGRATIONS, Outcome, Seat, pg_migrations
+from bot.store import MIGRATIONS, Outcome, Seat, SqliteStore, pg_migrations
 from bot.store import migrations as sqlite_migrations
 from bot.store.models import seats_to_json
 from bot.store.postgres import PostgresStore
