@@ -13,6 +13,9 @@ import asyncio
 import io
 import logging
 import multiprocessing
+import os
+import threading
+import time
 import unicodedata
 import warnings
 from collections.abc import Sequence
@@ -21,7 +24,15 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CHART_SIZE", "ChartLine", "ChartText", "Charts", "draw_png", "prepare"]
+__all__ = [
+    "CHART_SIZE",
+    "ChartLine",
+    "ChartText",
+    "Charts",
+    "draw_png",
+    "prepare",
+    "start_worker",
+]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +81,20 @@ def prepare() -> None:
     matplotlib.use("Agg")
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401
     from matplotlib.figure import Figure  # noqa: F401
+
+
+def start_worker() -> None:
+    """Worker start-up: load matplotlib, and leave as soon as the bot's process is gone (a
+    bot killed outright never tells its worker to stop)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="bot-watch", daemon=True).start()
+    prepare()
 
 
 def draw_png(lines: Sequence[ChartLine], text: ChartText) -> bytes:
@@ -132,7 +157,7 @@ class Charts:
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=prepare,
+                initializer=start_worker,
             )
         return self._pool
 
