@@ -6,6 +6,7 @@ nobody started; updates of one table in order.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -29,8 +30,9 @@ from bot.pacing import Pacer
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.sender import Publisher
-from bot.store import open_store
-from bot.tables import TableService
+from bot.store import TableStatus, open_store
+from bot.tables import Live, TableService
+from engine import Rules
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +123,12 @@ async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
         await rt.inbox.prune()
     for row in await rt.store.purge_stale_lobbies():
         rt.tables.forget(row.table_id)
+        # a page of it shows the lobby closed (a rematch's table: finished again)
+        live = await rt.tables.get(row.table_id)
+        if live is None:
+            gone = replace(row, status=TableStatus.CANCELLED, version=row.version + 1)
+            live = Live(row=gone, rules=Rules(), game=None)
+        rt.views.changed(live)
         if row.group_message_id is None:
             continue
         lang = await chat_lang(rt, row.chat_id)

@@ -13,8 +13,8 @@ alone, which the chat draws in his hand message and a page on itself.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 
 from telegram import Bot, User
 
@@ -85,7 +85,7 @@ class Outcome:
     choice: r.Choice | None = None
     selection: frozenset[Card] | None = None
     purpose: str = "lead"
-    settle: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    settle: Sequence[Callable[[], Awaitable[None] | None]] = ()
     """The table changed: the redraws to run once the presser has his answer."""
 
     @property

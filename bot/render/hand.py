@@ -47,7 +47,14 @@ from .events import event_lines
 from .table import bout_lines, fit, seat_lines, title_line, trump_line
 from .tap import Choice, leads_of, play_callback, selectable
 
-__all__ = ["CARDS_PER_ROW", "INERT", "playable_cards", "prompt_lines", "render_hand"]
+__all__ = [
+    "CARDS_PER_ROW",
+    "INERT",
+    "hand_keyboard",
+    "playable_cards",
+    "prompt_lines",
+    "render_hand",
+]
 
 CARDS_PER_ROW = 6
 
@@ -294,6 +301,27 @@ def _needs_suit(view: SeatView, card: Card) -> bool:
     )
 
 
+def hand_keyboard(
+    view: SeatView,
+    lang: Lang,
+    ctx: TableContext,
+    *,
+    choice: Choice | None = None,
+    selection: frozenset[Card] | None = None,
+    purpose: str = "lead",
+) -> Keyboard | None:
+    """The keyboard of :func:`render_hand` alone (None once the seat is out or the game
+    over)."""
+    public = view.public
+    if public.phase == "over" or public.roles[view.seat] == "out":
+        return None
+    if choice is not None:
+        return _choice_keyboard(choice, lang, ctx)
+    if selection is not None:
+        return _selection_keyboard(view, lang, ctx, selection, purpose)
+    return _normal_keyboard(view, lang, ctx)
+
+
 def render_hand(
     view: SeatView,
     players: Sequence[Player],
@@ -316,18 +344,14 @@ def render_hand(
     footer = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
     footer += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
     over = public.phase == "over" or public.roles[view.seat] == "out"
-    keyboard: Keyboard | None = None
     if over:
         pass
     elif choice is not None:
         footer += ["", tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card))]
-        keyboard = _choice_keyboard(choice, lang, ctx)
     elif selection is not None:
         shown = card_list(c for c in view.hand if c in selection) or "—"
         footer += ["", tr(lang, f"hand.select.{purpose}", cards=shown)]
-        keyboard = _selection_keyboard(view, lang, ctx, selection, purpose)
-    else:
-        keyboard = _normal_keyboard(view, lang, ctx)
+    keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
     events = event_lines(
         ctx.events, players, lang, public.trump, limit=events_shown, declared=dict(public.declared)
     )

@@ -5,6 +5,11 @@ over its own WebSocket instead of Telegram's paced messages. Split by concept:
 
 * ``auth`` — who opened the page: Telegram's init data, checked;
 * ``links`` — the start token naming a table, and the links and buttons that carry it;
+* ``frames`` — what a page may send, read at the boundary, and the answers;
+* ``state`` — the ``state`` frame: a table as one viewer may see it;
+* ``hub`` — the open pages of each table, told of every change by the presenter;
+* ``presses`` — a page's taps, run through the chat's own button code;
+* ``server`` — the HTTP server: the page, its files and the socket, with their limits.
 
 The wire protocol between the server and the page is ``PROTOCOL.md`` beside this file.
 """

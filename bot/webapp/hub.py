@@ -209,14 +209,18 @@ class Hub:
     # ---------------------------------------------------------------- changes
 
     def changed(self, live: Live) -> None:
-        """Table ``live`` changed: every open page of it gets its new state at once."""
+        """Table ``live`` changed: every open page of it gets its new state at once (a
+        failure here is logged, never the chat's problem)."""
         pages = self._pages.get(live.table_id)
         if not pages:
             return
-        self._latest[live.table_id] = live
-        self._show(live, pages, force=False)
-        if self._tally_key(live) != self._tallies.get(live.row.chat_id, (None,))[0]:
-            self._spawn(self._tally_changed(live))
+        try:
+            self._latest[live.table_id] = live
+            self._show(live, pages, force=False)
+            if self._tally_key(live) != self._tallies.get(live.row.chat_id, (None,))[0]:
+                self._spawn(self._tally_changed(live))
+        except Exception:
+            log.exception("table %s: its pages were not told of a change", live.table_id)
 
     def show(self, page: Page, live: Live) -> None:
         """Send one page the table's current state (a page just opened, or its own choice

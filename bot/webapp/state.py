@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bot import callbacks as cb
@@ -23,7 +23,7 @@ from bot import render as r
 from bot.i18n import Lang, tr
 from bot.presenter import solo_opponents
 from bot.render.end import tally_lines
-from bot.render.hand import INERT, playable_cards, prompt_lines, suit_groups
+from bot.render.hand import INERT, hand_keyboard, playable_cards, prompt_lines, suit_groups
 from bot.render.lobby import lobby_problem
 from bot.render.table import role_words, title_line, turn_line
 from bot.store import TableStatus, TallyRow
@@ -83,6 +83,9 @@ class Scene:
     codec: cb.CallbackCodec
     now: float
     """Unix time the frame is built at."""
+    shared: dict[Lang, dict[str, Any]] = field(default_factory=dict)
+    """The public table of this moment, in each language drawn so far (every viewer's
+    frame has it)."""
 
 
 def card_info(
@@ -91,7 +94,7 @@ def card_info(
     """A card as the page draws it."""
     return {
         "code": card.code,
-        "label": plain(r.card_text(card, declared)),
+        "label": r.card_text(card, declared),  # no markup in a card's text
         "suit": "X" if card.is_joker else card.suit.letter,
         "rank": "" if card.is_joker else card.rank.label,
         "trump": not card.is_joker and trump is not None and card.suit == trump,
@@ -172,22 +175,14 @@ def _button(action: str, button: r.Button) -> dict[str, Any]:
 def _hand(
     scene: Scene, view: SeatView, lang: Lang, private: Private | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None, list[dict[str, Any]]]:
-    """The hand, the pending choice, and the move buttons of ``view.seat``."""
+    """The hand, the pending choice, and the move buttons of ``view.seat``: read off the
+    keyboard the chat's hand message has (or would have) for the same moment."""
     live = scene.live
     ctx = _context(scene, lang)
     choice = private.choice if private is not None else None
     selection = private.selection if private is not None and choice is None else None
     purpose = private.purpose if private is not None else "lead"
-    screen = r.render_hand(
-        view,
-        scene.players,
-        lang,
-        ctx,
-        rules=live.rules,
-        choice=choice,
-        selection=selection,
-        purpose=purpose,
-    )
+    keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
     public = view.public
     playable = playable_cards(view)
     presses: dict[Card, str] = {}
@@ -195,11 +190,11 @@ def _hand(
     buttons: list[dict[str, Any]] = []
     choice_buttons: list[dict[str, Any]] = []
     done_label = tr(lang, "hand.btn.pass_done")
-    keyboard = screen.keyboard.buttons() if screen.keyboard is not None else ()
-    for button in keyboard:
+    for button in keyboard.buttons() if keyboard is not None else ():
         if button.data is None:
-            continue
-        decoded = scene.codec.decode(button.data)
+            continue  # the Mini App's own button
+        # callback data this codec has just made: read, not checked again
+        decoded = scene.codec.decode(button.data, verify=False)
         if choice is not None:
             if isinstance(decoded, cb.Cancel):
                 buttons.append(_button("cancel", button))
@@ -243,8 +238,10 @@ def _hand(
             info["selected"] = card in selected
             info["press"] = presses.get(card)
             cards.append(info)
-    ctx_seconds = ctx.seconds_left if live.row.status == TableStatus.PLAYING else None
-    prompt = prompt_lines(view, scene.players, lang, ctx_seconds, ctx.deadline)
+    playing = live.row.status == TableStatus.PLAYING
+    prompt = prompt_lines(
+        view, scene.players, lang, ctx.seconds_left if playing else None, ctx.deadline
+    )
     if choice is not None:
         prompt.append(tr(lang, f"hand.choice.{choice.kind}", card=r.card_text(choice.card)))
     elif selection is not None:
@@ -253,7 +250,7 @@ def _hand(
     your_turn = bool(view.actions) and view.seat in (public.waiting_on or public.to_act)
     hand = {
         "prompt": plain("\n".join(prompt)),
-        "your_turn": your_turn and live.row.status == TableStatus.PLAYING,
+        "your_turn": your_turn and playing,
         "cards": cards,
     }
     pending = None
@@ -363,7 +360,11 @@ def state_frame(
         else:
             frame["end"], frame["buttons"] = _end(scene, lang)
         return frame
-    frame["table"] = _table(scene, game.public_view(), lang, seat)
+    table = scene.shared.get(lang)
+    if table is None:
+        table = scene.shared[lang] = _table(scene, game.public_view(), lang, None)
+    players = [{**p, "you": p["seat"] == seat} for p in table["players"]]
+    frame["table"] = {**table, "players": players}
     if seat is not None and seat < game.n and status != TableStatus.CANCELLED:
         hand, pending, buttons = _hand(scene, game.view(seat), lang, private)
         frame["hand"], frame["choice"] = hand, pending

@@ -150,6 +150,17 @@ def test_signature_is_required_and_checked() -> None:
         CallbackCodec(b"short")
 
 
+def test_own_data_is_read_without_checking_the_signature_again() -> None:
+    data = SIGNED.encode(cb.Tap(5, 6, Card.parse("7S")))
+    forged = data.replace("1t.5.6", "1t.5.7")
+    assert SIGNED.decode(data, verify=False) == SIGNED.decode(data)
+    assert SIGNED.decode(forged, verify=False) == cb.Tap(5, 7, Card.parse("7S"))
+    with pytest.raises(BadCallback):
+        SIGNED.decode(forged)  # the default checks it
+    with pytest.raises(BadCallback):
+        SIGNED.decode(PLAIN.encode(cb.Take(5, 6)), verify=False)  # still a signed format
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -104,6 +104,8 @@ class PageClient:
         self.url = url
         self.name = name
         self.frames: list[Frame] = []
+        self.times: list[float] = []
+        """When each frame arrived (``time.perf_counter()``)."""
         self.ws: aiohttp.ClientWebSocketResponse | None = None
         self.close_code: int | None = None
         self._reader: asyncio.Task[None] | None = None
@@ -132,6 +134,7 @@ class PageClient:
         assert self.ws is not None
         async for message in self.ws:
             if message.type is aiohttp.WSMsgType.TEXT:
+                self.times.append(time.perf_counter())
                 self.frames.append(json.loads(message.data))
                 self._arrived.set()
         self.close_code = self.ws.close_code

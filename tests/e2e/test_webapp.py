@@ -697,3 +697,21 @@ async def test_a_game_against_the_computer_on_a_page(tmp_path: Path) -> None:
         moves = positions(bot.db, table_id)
         start = stored(bot.db, table_id).version - (len(moves) - 1)
         check_frames(page.name, page.states, 0, moves, start)
+
+
+async def test_a_page_of_a_lobby_that_expires(tmp_path: Path) -> None:
+    import sqlite3
+
+    async with mini_app(tmp_path) as bot:
+        table = await Table.create(bot.tg, 2)
+        await table.start_bots()
+        await table.open_lobby()
+        page = await bot.page(table.users[0], table.table_id)
+        con = sqlite3.connect(bot.db)
+        with con:
+            con.execute("UPDATE tables SET created_at = ?", (time.time() - 2 * 86_400,))
+        con.close()
+        (job,) = bot.app.job_queue.get_jobs_by_name("purge")
+        await job.run(bot.app)
+        closed = await page.wait_state(lambda s: s["status"] == "cancelled")
+        assert closed["buttons"] == [] and closed["lobby"] is None
