@@ -3,8 +3,8 @@
 Drawing takes a tenth of a second of CPU and importing matplotlib most of a second, so
 neither happens in the bot's process: a worker (a fresh interpreter, started with the bot)
 imports matplotlib with the Agg backend once, then draws each chart from plain data. The
-event loop only awaits the PNG. Nothing here imports more than the standard library at
-import time, so the worker starts light.
+event loop only awaits the PNG. Nothing here imports more than the standard library (and
+:mod:`bot.lifeline`, which imports no more) at import time, so the worker starts light.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ import io
 import logging
 import multiprocessing
 import os
-import threading
-import time
 import unicodedata
 import warnings
 from collections.abc import Sequence
@@ -23,6 +21,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
+
+from bot.lifeline import die_with
 
 __all__ = [
     "CHART_SIZE",
@@ -83,17 +83,10 @@ def prepare() -> None:
     from matplotlib.figure import Figure  # noqa: F401
 
 
-def start_worker() -> None:
-    """Worker start-up: load matplotlib, and leave as soon as the bot's process is gone (a
-    bot killed outright never tells its worker to stop)."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="bot-watch", daemon=True).start()
+def start_worker(parent: int) -> None:
+    """Worker start-up: end when the bot (process ``parent``) ends, even killed outright or
+    while this worker was still starting, then load matplotlib."""
+    die_with(parent)
     prepare()
 
 
@@ -153,11 +146,15 @@ class Charts:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # spawn: a fresh interpreter, never a fork of a process with threads running
+            # spawn: a fresh interpreter, never a fork of a process with threads running.
+            # The worker ends with the bot (the bot's pid is taken here, in the bot), and
+            # with the coach's workers so does multiprocessing's resource tracker, which
+            # both pools share.
             self._pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=start_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
