@@ -4,25 +4,24 @@ A worker is a fresh interpreter: it imports this module to reach its start-up fu
 which ties the worker's life to the bot's and lowers its priority, and only the first
 review imports the engine, at that lower priority. (Importing the bot and the engine at
 the bot's own priority would take a second of CPU from the games each time a worker
-starts.) Nothing here imports more than the standard library at import time.
+starts.) Nothing here imports more than the standard library (and :mod:`bot.lifeline`,
+which imports no more) at import time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import sys
-import threading
 import time
 from collections.abc import Callable
+
+from bot.lifeline import die_with
 
 __all__ = [
     "NICENESS",
     "SHARE",
     "Pacer",
     "analyse",
-    "die_with",
     "lower_priority",
     "prepare",
     "start_worker",
@@ -37,56 +36,6 @@ def start_worker(parent: int) -> None:
     """Worker start-up: end when the bot (process ``parent``) ends, then yield it the CPU."""
     die_with(parent)
     lower_priority()
-
-
-PR_SET_PDEATHSIG = 1
-"""Linux's prctl option: the signal a process gets when its parent dies."""
-
-WATCH_INTERVAL = 1.0
-"""Seconds between two looks at the parent, where the kernel cannot be asked to tell."""
-
-
-def die_with(parent: int) -> None:
-    """End this worker when process ``parent`` ends, however it ends: a bot killed with
-    SIGKILL (a crash, the OOM killer) runs no clean-up that could stop its workers, and a
-    worker left behind would wait for work for ever. On Linux the kernel kills the worker
-    when its parent dies; elsewhere a thread looks for the parent every second. A parent
-    gone already (before this ran) ends the worker at once.
-
-    Linux sends the signal when the parent's *thread* that started the worker ends: the
-    bot starts its workers from the event loop's thread, which lives as long as the bot.
-    """
-    if not (sys.platform.startswith("linux") and _kill_on_parent_death()):
-        watch = threading.Thread(target=_watch, args=(parent,), name="parent", daemon=True)
-        watch.start()
-    if os.getppid() != parent:
-        os._exit(1)
-
-
-def _kill_on_parent_death() -> bool:
-    """Ask the kernel for SIGKILL when the parent dies; whether it agreed."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        done = libc.prctl(
-            ctypes.c_int(PR_SET_PDEATHSIG),
-            ctypes.c_ulong(int(signal.SIGKILL)),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-            ctypes.c_ulong(0),
-        )
-    except (OSError, AttributeError, ImportError):
-        return False
-    return int(done) == 0
-
-
-def _watch(parent: int) -> None:
-    """End the process once ``parent`` is no longer its parent (it died; the worker was
-    handed to another)."""
-    while os.getppid() == parent:
-        time.sleep(WATCH_INTERVAL)
-    os._exit(1)
 
 
 def lower_priority() -> None:

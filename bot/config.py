@@ -248,6 +248,11 @@ class Settings(BaseSettings):
         le=120,
         description="CPU seconds the coach may spend analysing one game for one player.",
     )
+    charts: bool = Field(
+        True,
+        description="Draw the chart of /me, in a worker process started with the bot; "
+        "false: /me answers in text alone.",
+    )
     admin_ids: Annotated[tuple[int, ...], NoDecode] = Field(
         (),
         description="Telegram user ids of the bot's operators, comma-separated "

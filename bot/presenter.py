@@ -22,8 +22,9 @@ from telegram.ext import Application, ContextTypes, Job
 from bot import callbacks as cb
 from bot import render as r
 from bot.i18n import Lang, pick_lang, tr
+from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.sender import Content, Priority
-from bot.store import Seat, TableStatus
+from bot.store import Seat, StoreError, TableStatus
 from bot.tables import Live, Refused
 from engine import Card
 from engine.actions import Event
@@ -222,8 +223,24 @@ class Presenter:
             count, level = solo_opponents(live)
             screen = r.render_solo_lobby(live.rules, count, level, lang, ctx)
         else:
-            screen = r.render_lobby(live.rules, self._players(live), lang, ctx)
+            odds = await self._odds(live)
+            screen = r.render_lobby(live.rules, self._players(live), lang, ctx, odds=odds)
         self._show_group(live, screen, lang, priority=Priority.OWN, fresh=fresh)
+
+    async def _odds(self, live: Live) -> Odds | None:
+        """The seated players' ratings (overall, or against the computer if a computer
+        player sits there) and their chances not to be the durak."""
+        store = self._rt.store
+        seats = live.row.seats
+        if store is None or len(seats) < 2:
+            return None
+        users = [s.user_id for s in seats if s.user_id is not None]
+        try:
+            ratings = await store.ratings_of(scope_for(seats), users)
+        except StoreError:
+            log.exception("table %s: ratings unreadable", live.table_id)
+            return None
+        return odds_for(seats, ratings, live.rules.teams)
 
     def _creator_name(self, live: Live) -> str | None:
         for seat in live.row.seats:
@@ -266,8 +283,15 @@ class Presenter:
         assert game is not None
         if live.solo:
             return
+        # the first message, at the deal, shows the odds; the moves take their place after
+        odds = await self._odds(live) if game.moves == 0 else None
         screen = r.render_table(
-            game.public_view(), self._players(live), lang, self._ctx(live), rules=live.rules
+            game.public_view(),
+            self._players(live),
+            lang,
+            self._ctx(live),
+            rules=live.rules,
+            odds=odds,
         )
         self._show_group(live, screen, lang, fresh=fresh)
 

@@ -5,6 +5,9 @@ and exports its URL as ``DURAK_TEST_DATABASE_URL``, or, when it could not, the r
 ``DURAK_TEST_DATABASE_ERROR``. Run without it (``pytest tests/store``), the first test that
 asks starts a server of its own with the same script, stopped when pytest ends. A test
 that cannot get its PostgreSQL fails with the one-line reason; it never skips.
+
+A test that asks for ``database`` runs twice: on a fresh SQLite file (the ``db_path`` of
+its folder) and on a fresh PostgreSQL database (tests/store_backends.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
+from store_backends import BACKENDS, Database, PostgresDatabase, SqliteDatabase
 
 from bot.pacing import use_timedelta_periods
 
@@ -133,3 +137,17 @@ async def _fresh_database(server: str, template: str | None = None) -> AsyncIter
     finally:
         async with _admin(server) as admin:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def database(backend: str, db_path: Path, request: pytest.FixtureRequest) -> Database:
+    """A database of the test's backend with no data (PostgreSQL's already has its schema:
+    copied from a template, it is quicker to make)."""
+    if backend == "sqlite":
+        return SqliteDatabase(db_path)
+    return PostgresDatabase(request.getfixturevalue("postgres_store_url"))

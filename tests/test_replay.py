@@ -136,14 +136,23 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
         assert not Coach(store, workers=0).enabled
 
 
-@pytest.mark.parametrize("start", ["die_with", "_watch"])
+@pytest.mark.parametrize(
+    "start",
+    [
+        "bot.lifeline:die_with",
+        "bot.lifeline:_watch",
+        "bot.coach_worker:start_worker",
+        "bot.chart:start_worker",
+    ],
+)
 def test_a_worker_whose_bot_is_gone_ends_at_once(start: str) -> None:
     # The bot died before the worker got this far (its parent is another process now):
-    # the worker ends rather than wait for work that never comes. ``_watch`` is the
-    # look-out where the kernel cannot be asked to kill the worker with its parent.
+    # the worker ends, quietly, rather than wait for work that never comes. ``_watch`` is
+    # the look-out where the kernel cannot be asked to kill the worker with its parent;
+    # the coach's and the chart's workers both start that way.
+    module, name = start.split(":")
     code = (
-        f"import os\nfrom bot.coach_worker import {start}\n"
-        f"{start}(os.getppid() + 1)\nprint('still here')\n"
+        f"import os\nfrom {module} import {name}\n{name}(os.getppid() + 1)\nprint('still here')\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -153,7 +162,7 @@ def test_a_worker_whose_bot_is_gone_ends_at_once(start: str) -> None:
         timeout=60,
         check=False,
     )
-    assert (done.returncode, done.stdout) == (1, ""), done.stderr
+    assert (done.returncode, done.stdout, done.stderr) == (1, "", "")
 
 
 def test_a_worker_rests_as_long_as_it_worked_slice_by_slice() -> None:

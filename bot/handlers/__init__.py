@@ -6,6 +6,7 @@
 * ``solo`` — a game against the computer in private: /play, its setup, /leave, /cancel;
 * ``replay`` — replays and the coach: 🎞 Replay, the step buttons, /replay;
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
+* ``ratings`` — /top, /me and its chart;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
 * ``buttons`` — where every inline button arrives and is dispatched;
 * ``lifecycle`` — start-up, shut-down, command menus, the lobby purge;
@@ -44,6 +45,7 @@ from bot.handlers.commands import (
 from bot.handlers.hand import cmd_hand
 from bot.handlers.lifecycle import order_key, post_init, post_shutdown, post_stop
 from bot.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
+from bot.handlers.ratings import cmd_me, cmd_top
 from bot.handlers.replay import cmd_replay
 from bot.handlers.solo import cmd_play, cmd_solo_stop
 from bot.runtime import Runtime
@@ -66,6 +68,8 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
     app.add_handler(CommandHandler("cancel", cmd_cancel, filters=group))
     app.add_handler(CommandHandler("stats", cmd_stats))
+    app.add_handler(CommandHandler("top", cmd_top))
+    app.add_handler(CommandHandler("me", cmd_me))
     app.add_handler(CommandHandler("rules", cmd_rules))
     app.add_handler(CommandHandler("help", cmd_help))
     app.add_handler(CommandHandler("lang", cmd_lang))

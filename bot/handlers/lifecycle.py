@@ -16,6 +16,7 @@ from telegram.ext import (
 )
 
 from bot import callbacks as cb
+from bot.chart import Charts
 from bot.coach import Coach
 from bot.handlers.common import (
     chat_lang,
@@ -90,6 +91,10 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         log.info("table %s: game resumed", live.table_id)
     await resume_updates(app, inbox)
     coach.start()
+    if rt.settings.charts:
+        charts = Charts()
+        charts.start()  # the worker loads matplotlib now, not at the first /me
+        rt.extras["charts"] = charts
     if app.job_queue is not None:
         app.job_queue.run_repeating(purge_lobbies, interval=3600, first=60, name="purge")
     if rt.webapp is not None:
@@ -162,6 +167,9 @@ async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
     desk = rt.extras.get("replays")
     if isinstance(desk, ReplayDesk) and desk.coach is not None:
         desk.coach.close()
+    charts = rt.extras.get("charts")
+    if isinstance(charts, Charts):
+        charts.close()
     if rt.store is not None:
         await rt.store.close()
 

@@ -39,6 +39,7 @@ from .lobby import (
 )
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
+from .ratings import MePage, best_and_worst, rating_text, render_me, render_top
 from .replay import CoachNote, ReplayFrame, action_words, render_replay, replay_link
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
@@ -80,6 +81,7 @@ __all__ = [
     "EndContext",
     "Keyboard",
     "LobbyContext",
+    "MePage",
     "Player",
     "ReplayFrame",
     "Screen",
@@ -89,6 +91,7 @@ __all__ = [
     "action_words",
     "alert",
     "apply_setting",
+    "best_and_worst",
     "bot_commands",
     "callback_problem",
     "card_text",
@@ -104,6 +107,7 @@ __all__ = [
     "options",
     "plain_clocks",
     "play_callback",
+    "rating_text",
     "render_ai_picker",
     "render_blocked",
     "render_cancelled",
@@ -112,6 +116,7 @@ __all__ = [
     "render_help",
     "render_lang_picker",
     "render_lobby",
+    "render_me",
     "render_need_private",
     "render_nudge",
     "render_option",
@@ -123,6 +128,7 @@ __all__ = [
     "render_start",
     "render_stats",
     "render_table",
+    "render_top",
     "replay_link",
     "reply_markup",
     "resolve_play",

@@ -9,10 +9,12 @@ from typing import Final
 
 from bot import callbacks as cb
 from bot.i18n import Lang, tr
+from bot.ratings.odds import Odds
 from engine import Rules
 from engine.rules import TEAM_PLAYERS
 
 from .common import Button, Keyboard, Player, Screen, chunk, esc, name_of, short_name
+from .ratings import lobby_odds_lines
 from .rules_text import rules_summary
 
 __all__ = [
@@ -70,20 +72,32 @@ def ai_level_name(lang: Lang, level: int | None) -> str:
     return tr(lang, key) if level in AI_LEVELS else tr(lang, "ai.level.other", level=level)
 
 
-def render_lobby(rules: Rules, players: Sequence[Player], lang: Lang, ctx: LobbyContext) -> Screen:
-    """The lobby: rules summary, seated players, and Join/Leave/Settings/Add computer/Start
-    (plus a remove button for each computer player)."""
+def render_lobby(
+    rules: Rules,
+    players: Sequence[Player],
+    lang: Lang,
+    ctx: LobbyContext,
+    odds: Odds | None = None,
+) -> Screen:
+    """The lobby: rules summary, seated players (with their ratings and chances not to be
+    the durak, given ``odds``), and Join/Leave/Settings/Add computer/Start (plus a remove
+    button for each computer player)."""
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
     lines = [tr(lang, "lobby.title"), "", rules_summary(rules, lang), ""]
     lines.append(tr(lang, "lobby.players", n=len(players), max=MAX_PLAYERS))
     if players:
-        for i, player in enumerate(players, 1):
-            name = name_of(players, i - 1)
+        names = []
+        for i, player in enumerate(players):
+            name = name_of(players, i)
             if player.is_ai:
                 name = tr(
                     lang, "lobby.ai_seat", name=name, level=ai_level_name(lang, player.ai_level)
                 )
-            lines.append(tr(lang, "lobby.seat", i=i, name=name))
+            names.append(name)
+        if odds is not None:
+            lines.extend(lobby_odds_lines(odds, players, lang, names))
+        else:
+            lines.extend(tr(lang, "lobby.seat", i=i, name=name) for i, name in enumerate(names, 1))
     else:
         lines.append(tr(lang, "lobby.empty"))
     lines.append("")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import Lang, tr
+from bot.ratings.odds import Odds
 from engine import PublicView, Rules
 
 from .common import (
@@ -26,6 +27,7 @@ from .common import (
 )
 from .events import event_lines
 from .limits import fits
+from .ratings import table_odds_lines
 from .rules_text import game_title
 
 __all__ = ["ROLE_ICONS", "render_table", "role_words", "turn_line"]
@@ -175,11 +177,16 @@ def render_table(
     *,
     rules: Rules | None = None,
     events_shown: int = 5,
+    odds: Odds | None = None,
 ) -> Screen:
     """The group's table message (HTML), headed by the game's name if ``rules`` are given;
-    a button opens the private chat if ``ctx.bot_username`` is known."""
+    with ``odds`` (its first message, at the deal), each player's rating and chance not
+    to be the durak; a button opens the private chat if ``ctx.bot_username`` is known."""
     head = [title_line(lang, rules), trump_line(view, lang)]
-    sections = [head, seat_lines(view, players, lang), bout_lines(view, lang)]
+    sections = [head, seat_lines(view, players, lang)]
+    if odds is not None:
+        sections.append(table_odds_lines(odds, players, lang, view.teams))
+    sections.append(bout_lines(view, lang))
     sections.append([turn_line(view, players, lang, ctx.seconds_left, ctx.deadline)])
     events = event_lines(
         ctx.events, players, lang, view.trump, limit=events_shown, declared=dict(view.declared)

@@ -26,8 +26,8 @@ __all__ = [
 Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
-    "group": ("newgame", "leave", "cancel", "rules", "stats", "lang", "help"),
-    "private": ("start", "play", "hand", "replay", "rules", "stats", "lang", "help"),
+    "group": ("newgame", "leave", "cancel", "rules", "stats", "top", "me", "lang", "help"),
+    "private": ("start", "play", "hand", "replay", "rules", "stats", "me", "lang", "help"),
 }
 """Commands per scope, in menu order; descriptions are ``cmd.<scope>.<command>``."""
 

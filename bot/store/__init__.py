@@ -1,4 +1,4 @@
-"""Storage: chats, users, tables, games in progress, the action log and series tallies.
+"""Storage: chats, users, tables, games in progress, the action log, series tallies, ratings.
 
 Program against :class:`Store`; :func:`open_store` opens the configured implementation:
 :class:`SqliteStore` (the default, one process) or, given a ``postgresql://`` URL,
@@ -40,7 +40,10 @@ from bot.store.models import (
     GameRecord,
     KeptUpdate,
     Outcome,
+    PartnerRow,
     PlayerGame,
+    RatingPoint,
+    RatingRow,
     Saved,
     Seat,
     StatsOrder,
@@ -71,7 +74,10 @@ __all__ = [
     "KeptUpdate",
     "Opening",
     "Outcome",
+    "PartnerRow",
     "PlayerGame",
+    "RatingPoint",
+    "RatingRow",
     "Saved",
     "SchemaTooNewError",
     "Seat",

@@ -18,7 +18,10 @@ from bot.store.models import (
     GameRecord,
     KeptUpdate,
     Outcome,
+    PartnerRow,
     PlayerGame,
+    RatingPoint,
+    RatingRow,
     Saved,
     Seat,
     StatsOrder,
@@ -31,7 +34,8 @@ from bot.store.models import (
 
 
 class Store(Protocol):
-    """Chats, users, tables, the action log, the series tallies and the inbox of updates.
+    """Chats, users, tables, the action log, the series tallies, the ratings and the inbox
+    of updates.
 
     Writes that change a table's game or lobby are compare-and-set on the table's
     version: a stale version is refused with :class:`~bot.store.errors.StaleVersionError`
@@ -195,6 +199,37 @@ class Store(Protocol):
 
     async def player_history(self, user_id: int, limit: int = 20) -> list[PlayerGame]:
         """The user's last finished games across chats."""
+        ...
+
+    async def ratings_of(self, scope: int, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """These users' ratings in one scope (a group's chat id, 0 overall, 1 against the
+        computer); users with no counted game there are missing."""
+        ...
+
+    async def rating_board(self, scope: int, limit: int = 10) -> list[RatingRow]:
+        """A scope's best ``limit`` ratings, best first (by ``mu - 3 sigma``)."""
+        ...
+
+    async def rating_place(self, scope: int, user_id: int) -> int | None:
+        """A user's place on a scope's board (1 is the best), or None."""
+        ...
+
+    async def player_ratings(self, user_id: int) -> list[RatingRow]:
+        """A user's ratings in every scope."""
+        ...
+
+    async def rating_history(self, user_id: int, scopes: Iterable[int]) -> list[RatingPoint]:
+        """A user's rating after each of his counted games in these scopes, in order."""
+        ...
+
+    async def partners(self, user_id: int) -> list[PartnerRow]:
+        """Who sat on a user's team in his counted team games, and how they did."""
+        ...
+
+    async def rebuild_ratings(self) -> tuple[int, int]:
+        """Rate every finished game again from scratch, in order; (games that counted,
+        games finished).
+        (Each finished game is rated as its result is saved, in the same transaction.)"""
         ...
 
     async def get_review(self, table_id: int, game_no: int, user_id: int) -> str | None:

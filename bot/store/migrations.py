@@ -7,23 +7,37 @@ the old version intact. Never edit a released migration: append a new one.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import aiosqlite
 
+from bot.store import ratings
 from bot.store.errors import SchemaTooNewError
 
 
+async def _rate_history(conn: aiosqlite.Connection) -> None:
+    """Rate every game finished before ratings existed, in the order they finished."""
+    await ratings.rebuild(conn)
+
+
+C = TypeVar("C")
+"""The connection a migration's Python step is given (SQLite's, or PostgreSQL's)."""
+
+
 @dataclass(frozen=True, slots=True)
-class Migration:
-    """One step of the schema."""
+class Migration(Generic[C]):
+    """One step of the schema: its statements, then ``step`` (data it computes in Python),
+    in the same transaction."""
 
     version: int
     description: str
     statements: tuple[str, ...]
+    step: Callable[[C], Awaitable[None]] | None = None
 
 
-MIGRATIONS: tuple[Migration, ...] = (
+MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(
         1,
         "core tables: chats, users, tables, the action log, games and series tallies",
@@ -222,6 +236,60 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        6,
+        "skill ratings per group, overall and against the computer, with their history; "
+        "the games finished so far are rated",
+        (
+            # The order games are rated in: one line per finished game, in the order its
+            # result was saved; `counted` says whether it moved any rating (and `reason`
+            # why not).
+            """
+            CREATE TABLE rated_games (
+                seq      INTEGER PRIMARY KEY,
+                table_id INTEGER NOT NULL,
+                game_no  INTEGER NOT NULL,
+                counted  INTEGER NOT NULL DEFAULT 0,
+                reason   TEXT,
+                UNIQUE (table_id, game_no)
+            )
+            """,
+            # scope: a group's chat id (negative), 0 overall, 1 against the computer
+            """
+            CREATE TABLE ratings (
+                scope      INTEGER NOT NULL,
+                user_id    INTEGER NOT NULL,
+                name       TEXT NOT NULL,
+                mu         REAL NOT NULL,
+                sigma      REAL NOT NULL,
+                games      INTEGER NOT NULL,
+                durak      INTEGER NOT NULL,
+                updated_at REAL NOT NULL,
+                PRIMARY KEY (scope, user_id)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX ratings_by_user ON ratings (user_id)",
+            """
+            CREATE TABLE rating_history (
+                user_id  INTEGER NOT NULL,
+                scope    INTEGER NOT NULL,
+                seq      INTEGER NOT NULL,
+                table_id INTEGER NOT NULL,
+                game_no  INTEGER NOT NULL,
+                side     INTEGER,
+                lost     INTEGER NOT NULL,
+                mu       REAL NOT NULL,
+                sigma    REAL NOT NULL,
+                at       REAL NOT NULL,
+                PRIMARY KEY (user_id, scope, seq)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX rating_history_by_game ON rating_history (table_id, game_no)",
+        ),
+        # This step runs today's rating code: a later migration that changes these tables
+        # rebuilds them in a step of its own.
+        _rate_history,
+    ),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version
@@ -257,6 +325,8 @@ async def migrate(conn: aiosqlite.Connection, path: str, target: int | None = No
             step = MIGRATIONS[current]
             for statement in step.statements:
                 await conn.execute(statement)
+            if step.step is not None:
+                await step.step(conn)
             await conn.execute(f"PRAGMA user_version = {step.version:d}")
             await conn.execute("COMMIT")
         except BaseException:

@@ -294,3 +294,45 @@ class PlayerGame:
     draw: bool
     points: int
     finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRow:
+    """A player's rating in one scope: a group (its chat id), overall (0) or against the
+    computer (1); see :mod:`bot.ratings.model`."""
+
+    scope: int
+    user_id: int
+    name: str
+    """His name now (as last seen), else as he sat at his last counted game."""
+    mu: float
+    sigma: float
+    games: int
+    """Counted games behind the rating."""
+    durak: int
+    """Of those, the games he (or his team) lost."""
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A player's rating in one scope after one counted game."""
+
+    scope: int
+    seq: int
+    """The game's place in the rating order (the same game has the same in every scope)."""
+    at: float
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerRow:
+    """Another player who sat on a user's team in counted team games."""
+
+    user_id: int
+    name: str
+    games: int
+    """Counted team games they played on one team."""
+    won: int
+    """Of those, the games their team did not lose."""

@@ -11,17 +11,25 @@ in SQLite), ``DOUBLE PRECISION`` for Unix times, ``TEXT`` for JSON (kept byte fo
 The version lives in the one-row table ``schema_version``. Each step runs in one
 transaction with the new version, under an advisory lock, so processes that start together
 migrate one after another and a crash leaves a whole version. Never edit a released
-migration: append a new one, with the same number as its SQLite twin.
+migration: append a new one, with the same number as its SQLite twin. A migration's
+Python step (data it computes) runs in the same transaction, as in SQLite.
 """
 
 from __future__ import annotations
 
 import asyncpg
 
+from bot.store import pg_ratings
 from bot.store.errors import SchemaTooNewError
 from bot.store.migrations import Migration
 
-PG_MIGRATIONS: tuple[Migration, ...] = (
+
+async def _rate_history(conn: asyncpg.Connection) -> None:
+    """Rate every game finished before ratings existed, in the order they finished."""
+    await pg_ratings.rebuild(conn)
+
+
+PG_MIGRATIONS: tuple[Migration[asyncpg.Connection], ...] = (
     Migration(
         1,
         "core tables: chats, users, tables, the action log, games and series tallies",
@@ -229,6 +237,59 @@ PG_MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        6,
+        "skill ratings per group, overall and against the computer, with their history; "
+        "the games finished so far are rated",
+        (
+            # As in SQLite: the order games are rated in, one line per finished game in the
+            # order its result was saved. SQLite's INTEGER PRIMARY KEY hands out the last
+            # seq + 1; the PostgreSQL store writes the same seq itself (bot.store.pg_ratings).
+            """
+            CREATE TABLE rated_games (
+                seq      BIGINT PRIMARY KEY,
+                table_id BIGINT NOT NULL,
+                game_no  INTEGER NOT NULL,
+                counted  INTEGER NOT NULL DEFAULT 0,
+                reason   TEXT,
+                UNIQUE (table_id, game_no)
+            )
+            """,
+            # scope: a group's chat id (negative), 0 overall, 1 against the computer
+            """
+            CREATE TABLE ratings (
+                scope      BIGINT NOT NULL,
+                user_id    BIGINT NOT NULL,
+                name       TEXT NOT NULL,
+                mu         DOUBLE PRECISION NOT NULL,
+                sigma      DOUBLE PRECISION NOT NULL,
+                games      INTEGER NOT NULL,
+                durak      INTEGER NOT NULL,
+                updated_at DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (scope, user_id)
+            )
+            """,
+            "CREATE INDEX ratings_by_user ON ratings (user_id)",
+            """
+            CREATE TABLE rating_history (
+                user_id  BIGINT NOT NULL,
+                scope    BIGINT NOT NULL,
+                seq      BIGINT NOT NULL,
+                table_id BIGINT NOT NULL,
+                game_no  INTEGER NOT NULL,
+                side     INTEGER,
+                lost     INTEGER NOT NULL,
+                mu       DOUBLE PRECISION NOT NULL,
+                sigma    DOUBLE PRECISION NOT NULL,
+                at       DOUBLE PRECISION NOT NULL,
+                PRIMARY KEY (user_id, scope, seq)
+            )
+            """,
+            "CREATE INDEX rating_history_by_game ON rating_history (table_id, game_no)",
+        ),
+        # This step runs today's rating code, as SQLite's twin does.
+        _rate_history,
+    ),
 )
 
 PG_LATEST_VERSION: int = PG_MIGRATIONS[-1].version
@@ -278,6 +339,8 @@ async def migrate(conn: asyncpg.Connection, where: str, target: int | None = Non
                 step = PG_MIGRATIONS[current]
                 for statement in step.statements:
                     await conn.execute(statement)
+                if step.step is not None:
+                    await step.step(conn)
                 await conn.execute(f"UPDATE {VERSION_TABLE} SET version = $1", step.version)
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", _LOCK)

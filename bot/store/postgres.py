@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from types import TracebackType
@@ -28,6 +29,8 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
+from bot.ratings.model import OVERALL, VS_COMPUTER
+from bot.store import pg_ratings
 from bot.store.config import mask_url
 from bot.store.errors import (
     SchemaTooNewError,
@@ -44,7 +47,10 @@ from bot.store.models import (
     GameRecord,
     KeptUpdate,
     Outcome,
+    PartnerRow,
     PlayerGame,
+    RatingPoint,
+    RatingRow,
     Saved,
     Seat,
     StatsOrder,
@@ -59,11 +65,14 @@ from bot.store.models import (
 from bot.store.opening import Opening
 from bot.store.pg_migrations import PG_LATEST_VERSION, migrate, schema_version
 from bot.store.sqlite import (
+    _BOARD_ORDER,
     _GAME_COLUMNS,
+    _RATING_COLUMNS,
     _TABLE_COLUMNS,
     _TALLY_COLUMNS,
     _check_outcome,
     _game_record,
+    _rating_row,
     _retrieve,
     _RowCache,
     _table_row,
@@ -71,6 +80,8 @@ from bot.store.sqlite import (
 )
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 CONNECT_ERRORS: Final[tuple[type[BaseException], ...]] = (
     asyncpg.PostgresError,  # refused: a wrong password, no such database...
@@ -335,6 +346,11 @@ class PostgresStore:
                 old,
             )
             await db.execute("DELETE FROM tallies WHERE chat_id = $1", old)
+            # the group's ratings follow its games: rated again under the new id, in order
+            await pg_ratings.hold_order(db)
+            await db.execute("DELETE FROM ratings WHERE scope = $1", old)
+            await db.execute("DELETE FROM rating_history WHERE scope = $1", old)
+            await pg_ratings.rebuild(db, chat_id=new)
 
         try:
             await self._write(body)
@@ -675,6 +691,14 @@ class PostgresStore:
             "last_played = excluded.last_played",
             [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
         )
+        # The ratings move in the same transaction. A failure there must not cost the game
+        # its result: the rating is rolled back alone (a savepoint), and --rebuild puts it
+        # right.
+        try:
+            async with db.transaction():
+                await pg_ratings.rate_game(db, table_id, game_no)
+        except Exception:
+            log.exception("table %s: game %s could not be rated", table_id, game_no)
 
     async def cancel_table(self, table_id: int, expected_version: int) -> int:
         """Close a lobby or stop a running game without a result; compare-and-set.
@@ -833,6 +857,90 @@ class PostgresStore:
             PlayerGame(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), bool(r[7]), r[8], r[9])
             for r in rows
         ]
+
+    # ------------------------------------------------------------------ ratings
+
+    async def ratings_of(self, scope: int, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """The ratings of these users in one scope (a group's chat id, 0 overall, 1
+        against the computer), by user id; users with no counted game there are missing."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            "ON u.user_id = r.user_id WHERE r.scope = $1 AND r.user_id = ANY($2::bigint[])",
+            (scope, ids),
+        )
+        return {row.user_id: row for row in map(_rating_row, rows)}
+
+    async def rating_board(self, scope: int, limit: int = 10) -> list[RatingRow]:
+        """The best ``limit`` ratings of a scope, best first."""
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            f"ON u.user_id = r.user_id WHERE r.scope = $1 ORDER BY {_BOARD_ORDER} LIMIT $2",
+            (scope, limit),
+        )
+        return [_rating_row(r) for r in rows]
+
+    async def rating_place(self, scope: int, user_id: int) -> int | None:
+        """A user's place on a scope's board (1 is the best), or None if he has no rating
+        there."""
+        rows = await self._fetch(
+            "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.scope = r.scope AND ("
+            "(o.mu - 3 * o.sigma) > (r.mu - 3 * r.sigma) OR ((o.mu - 3 * o.sigma) = "
+            "(r.mu - 3 * r.sigma) AND (o.games > r.games OR (o.games = r.games AND "
+            "o.user_id < r.user_id))))) FROM ratings AS r WHERE r.scope = $1 AND r.user_id = $2",
+            (scope, user_id),
+        )
+        return int(rows[0][0]) if rows else None
+
+    async def player_ratings(self, user_id: int) -> list[RatingRow]:
+        """A user's ratings in every scope, most recently moved first."""
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            "ON u.user_id = r.user_id WHERE r.user_id = $1 ORDER BY r.updated_at DESC, r.scope",
+            (user_id,),
+        )
+        return [_rating_row(r) for r in rows]
+
+    async def rating_history(self, user_id: int, scopes: Iterable[int]) -> list[RatingPoint]:
+        """A user's rating after each of his counted games in these scopes, in the order
+        the games were rated."""
+        wanted = sorted(set(scopes))
+        if not wanted:
+            return []
+        rows = await self._fetch(
+            "SELECT scope, seq, at, mu, sigma FROM rating_history "
+            "WHERE user_id = $1 AND scope = ANY($2::bigint[]) ORDER BY seq, scope",
+            (user_id, wanted),
+        )
+        return [RatingPoint(*r) for r in rows]
+
+    async def partners(self, user_id: int) -> list[PartnerRow]:
+        """The players who sat on a user's team in his counted team games (overall and
+        against the computer), with the games they played together and won, most games
+        first."""
+        rows = await self._fetch(
+            "SELECT b.user_id, coalesce(min(u.name), (SELECT name FROM ratings AS r "
+            "WHERE r.user_id = b.user_id ORDER BY r.updated_at DESC LIMIT 1), '?'), "
+            "count(*), sum(1 - a.lost) FROM rating_history AS a JOIN rating_history AS b "
+            "ON b.table_id = a.table_id AND b.game_no = a.game_no AND b.scope = a.scope "
+            "AND b.side = a.side AND b.user_id != a.user_id "
+            "LEFT JOIN users AS u ON u.user_id = b.user_id "
+            "WHERE a.user_id = $1 AND a.scope IN ($2, $3) AND a.side IS NOT NULL "
+            "GROUP BY b.user_id ORDER BY count(*) DESC, b.user_id",
+            (user_id, OVERALL, VS_COMPUTER),
+        )
+        return [PartnerRow(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    async def rebuild_ratings(self) -> tuple[int, int]:
+        """Forget every rating and rate every finished game again, in the order they were
+        rated (one transaction); (games that counted, games finished)."""
+
+        async def body(db: asyncpg.Connection) -> tuple[int, int]:
+            return await pg_ratings.rebuild(db)
+
+        return await self._write(body)
 
     # ------------------------------------------------------------------ the coach
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -38,6 +39,8 @@ from typing import Any, Final, Generic, TypeVar
 
 import aiosqlite
 
+from bot.ratings.model import OVERALL, VS_COMPUTER
+from bot.store import ratings
 from bot.store.config import Synchronous
 from bot.store.errors import (
     SchemaTooNewError,
@@ -55,7 +58,10 @@ from bot.store.models import (
     GameRecord,
     KeptUpdate,
     Outcome,
+    PartnerRow,
     PlayerGame,
+    RatingPoint,
+    RatingRow,
     Saved,
     Seat,
     StatsOrder,
@@ -71,6 +77,8 @@ from bot.store.opening import Opening
 
 T = TypeVar("T")
 
+log = logging.getLogger(__name__)
+
 
 _TABLE_COLUMNS: Final = (
     "table_id, chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, game, "
@@ -83,6 +91,11 @@ _TALLY_COLUMNS: Final = (
     "t.chat_id, t.player, t.user_id, coalesce(u.name, t.name), t.games, t.durak, t.pogony, "
     "t.draws, t.points, t.last_played"
 )
+_RATING_COLUMNS: Final = (
+    "r.scope, r.user_id, coalesce(u.name, r.name), r.mu, r.sigma, r.games, r.durak, r.updated_at"
+)
+_BOARD_ORDER: Final = "(r.mu - 3 * r.sigma) DESC, r.games DESC, r.user_id"
+"""A board: the conservative estimate first (see ``bot.ratings.model.Skill.ordinal``)."""
 _STATS_ORDER: Final[dict[str, str]] = {
     "points": "t.points DESC, t.durak ASC, t.games DESC, t.player",
     "durak": "t.durak DESC, t.pogony DESC, t.games DESC, t.player",
@@ -125,6 +138,19 @@ def _game_record(r: Sequence[Any]) -> GameRecord:
         finished_at=r[7],
         outcome=None if r[8] is None else Outcome.from_json(r[8]),
         final_game=r[9],
+    )
+
+
+def _rating_row(r: Sequence[Any]) -> RatingRow:
+    return RatingRow(
+        scope=r[0],
+        user_id=r[1],
+        name=r[2],
+        mu=r[3],
+        sigma=r[4],
+        games=r[5],
+        durak=r[6],
+        updated_at=r[7],
     )
 
 
@@ -442,6 +468,10 @@ class SqliteStore:
                 (new, old),
             )
             await db.execute_fetchall("DELETE FROM tallies WHERE chat_id = ?", (old,))
+            # the group's ratings follow its games: rated again under the new id, in order
+            await db.execute_fetchall("DELETE FROM ratings WHERE scope = ?", (old,))
+            await db.execute_fetchall("DELETE FROM rating_history WHERE scope = ?", (old,))
+            await ratings.rebuild(db, chat_id=new)
 
         try:
             await self._write(body)
@@ -767,6 +797,15 @@ class SqliteStore:
             "last_played = excluded.last_played",
             [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
         )
+        # The ratings move in the same transaction. A failure there must not cost the game
+        # its result: the rating is rolled back alone, and --rebuild puts it right.
+        await db.execute_fetchall("SAVEPOINT rating")
+        try:
+            await ratings.rate_game(db, table_id, game_no)
+        except Exception:
+            log.exception("table %s: game %s could not be rated", table_id, game_no)
+            await db.execute_fetchall("ROLLBACK TO rating")
+        await db.execute_fetchall("RELEASE rating")
 
     async def cancel_table(self, table_id: int, expected_version: int) -> int:
         """Close a lobby or stop a running game without a result; compare-and-set.
@@ -923,6 +962,92 @@ class SqliteStore:
             PlayerGame(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), bool(r[7]), r[8], r[9])
             for r in rows
         ]
+
+    # ------------------------------------------------------------------ ratings
+
+    async def ratings_of(self, scope: int, user_ids: Iterable[int]) -> dict[int, RatingRow]:
+        """The ratings of these users in one scope (a group's chat id, 0 overall, 1
+        against the computer), by user id; users with no counted game there are missing."""
+        ids = sorted(set(user_ids))
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            f"ON u.user_id = r.user_id WHERE r.scope = ? AND r.user_id IN ({marks})",
+            (scope, *ids),
+        )
+        return {row.user_id: row for row in map(_rating_row, rows)}
+
+    async def rating_board(self, scope: int, limit: int = 10) -> list[RatingRow]:
+        """The best ``limit`` ratings of a scope, best first."""
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            f"ON u.user_id = r.user_id WHERE r.scope = ? ORDER BY {_BOARD_ORDER} LIMIT ?",
+            (scope, limit),
+        )
+        return [_rating_row(r) for r in rows]
+
+    async def rating_place(self, scope: int, user_id: int) -> int | None:
+        """A user's place on a scope's board (1 is the best), or None if he has no rating
+        there."""
+        rows = await self._fetch(
+            "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.scope = r.scope AND ("
+            "(o.mu - 3 * o.sigma) > (r.mu - 3 * r.sigma) OR ((o.mu - 3 * o.sigma) = "
+            "(r.mu - 3 * r.sigma) AND (o.games > r.games OR (o.games = r.games AND "
+            "o.user_id < r.user_id))))) FROM ratings AS r WHERE r.scope = ? AND r.user_id = ?",
+            (scope, user_id),
+        )
+        return int(rows[0][0]) if rows else None
+
+    async def player_ratings(self, user_id: int) -> list[RatingRow]:
+        """A user's ratings in every scope, most recently moved first."""
+        rows = await self._fetch(
+            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
+            "ON u.user_id = r.user_id WHERE r.user_id = ? ORDER BY r.updated_at DESC, r.scope",
+            (user_id,),
+        )
+        return [_rating_row(r) for r in rows]
+
+    async def rating_history(self, user_id: int, scopes: Iterable[int]) -> list[RatingPoint]:
+        """A user's rating after each of his counted games in these scopes, in the order
+        the games were rated."""
+        wanted = sorted(set(scopes))
+        if not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        rows = await self._fetch(
+            "SELECT scope, seq, at, mu, sigma FROM rating_history "
+            f"WHERE user_id = ? AND scope IN ({marks}) ORDER BY seq, scope",
+            (user_id, *wanted),
+        )
+        return [RatingPoint(*r) for r in rows]
+
+    async def partners(self, user_id: int) -> list[PartnerRow]:
+        """The players who sat on a user's team in his counted team games (overall and
+        against the computer), with the games they played together and won, most games
+        first."""
+        rows = await self._fetch(
+            "SELECT b.user_id, coalesce(u.name, (SELECT name FROM ratings AS r "
+            "WHERE r.user_id = b.user_id ORDER BY r.updated_at DESC LIMIT 1), '?'), "
+            "count(*), sum(1 - a.lost) FROM rating_history AS a JOIN rating_history AS b "
+            "ON b.table_id = a.table_id AND b.game_no = a.game_no AND b.scope = a.scope "
+            "AND b.side = a.side AND b.user_id != a.user_id "
+            "LEFT JOIN users AS u ON u.user_id = b.user_id "
+            "WHERE a.user_id = ? AND a.scope IN (?, ?) AND a.side IS NOT NULL "
+            "GROUP BY b.user_id ORDER BY count(*) DESC, b.user_id",
+            (user_id, OVERALL, VS_COMPUTER),
+        )
+        return [PartnerRow(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
+
+    async def rebuild_ratings(self) -> tuple[int, int]:
+        """Forget every rating and rate every finished game again, in the order they were
+        rated (one transaction); (games that counted, games finished)."""
+
+        async def body(db: aiosqlite.Connection) -> tuple[int, int]:
+            return await ratings.rebuild(db)
+
+        return await self._write(body)
 
     # ------------------------------------------------------------------ the coach
 

@@ -11,6 +11,7 @@ import json
 import random
 import re
 import sqlite3
+import struct
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -40,8 +41,9 @@ def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
         "DURAK_DB_PATH": db,
         "group_edit_interval": 0.08,
         "private_edit_interval": 0.02,
-        # the coach's worker process only where a test asks for it
+        # the coach's and the chart's worker processes only where a test asks for them
         "coach_workers": 0,
+        "charts": False,
         **changes,
     }
     return Settings(**values)
@@ -59,6 +61,16 @@ async def bot_running(
     app = build_application(settings or settings_for(tg, db), tg.application_builder())
     async with running(app, poll_timeout=0.5):
         yield app
+
+
+def sent_png(message: FakeMessage) -> tuple[bytes, int, int]:
+    """The PNG a photo message carries and its width and height (read from the PNG
+    itself); AssertionError if the message has no photo or it is not a PNG."""
+    assert message.photo is not None, f"no photo, but the text {message.plain_text!r}"
+    data = message.photo
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR", "not a PNG"
+    width, height = struct.unpack(">II", data[16:24])
+    return data, width, height
 
 
 def callback_buttons(message: FakeMessage | None) -> list[str]:

@@ -36,6 +36,7 @@ from .errors import (
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_text
 from .keyboards import validate_reply_markup
 from .limits import RateLimiter
+from .media import Upload, image_size, photo_problem
 from .models import (
     ADMINISTRATOR,
     CHANNEL,
@@ -63,6 +64,9 @@ MAX_CALLBACK_ANSWER_LENGTH = 200
 #: refuses the tag as any unknown one: "can't parse entities: Unsupported start tag
 #: "tg-time" at byte offset N" (tdlib's wording, as in kozalosev/DickGrowerBot#92).
 LIVE_CLOCKS_SINCE = (9, 5)
+
+#: A photo's caption: "0-1024 characters after entities parsing" (Bot API, sendPhoto).
+MAX_CAPTION_LENGTH = 1024
 #: A bot may delete a message only within this many seconds of its sending.
 DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
@@ -178,6 +182,7 @@ class BotApi:
             "setMyName",
             "getMyName",
             "sendMessage",
+            "sendPhoto",
             "editMessageText",
             "editMessageReplyMarkup",
             "deleteMessage",
@@ -561,6 +566,27 @@ class BotApi:
         thread_id = self._thread(chat, p)
         text, parse_mode, parsed = self._text(p)
         markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        reply_to, thread_id = self._reply_to(chat, p, thread_id)
+        self._check_open(chat, thread_id)
+        message = self.world.add_message(
+            chat,
+            self.world.bot,
+            text=text,
+            parse_mode=parse_mode,
+            plain_text=parsed.text,
+            entities=parsed.entities,
+            reply_markup=markup,
+            thread_id=thread_id,
+            reply_to=reply_to,
+        )
+        self._flood_consume("sendMessage", chat)
+        return message.to_api()
+
+    def _reply_to(
+        self, chat: FakeChat, p: Params, thread_id: int | None
+    ) -> tuple[int | None, int | None]:
+        """The message replied to (reply_parameters or reply_to_message_id) and the
+        thread the answer goes to."""
         reply_to: int | None = None
         reply = p.get("reply_parameters")
         if not isinstance(reply, dict) and p.integer("reply_to_message_id") is not None:
@@ -581,24 +607,75 @@ class BotApi:
                 reply_to = target.message_id
                 if thread_id is None and chat.is_forum:
                     thread_id = target.thread_id
+        return reply_to, thread_id
+
+    def _caption(self, p: Params) -> tuple[str | None, str | None, ParsedText | None]:
+        caption = p.get("caption")
+        if caption is None or str(caption) == "":
+            return None, None, None
+        text = str(caption)
+        parse_mode = p.string("parse_mode") or None
+        entities = p.get("caption_entities")
+        if entities is not None and not (
+            isinstance(entities, list) and all(isinstance(e, dict) for e in entities)
+        ):
+            raise bad_request("can't parse entities JSON object")
+        try:
+            parsed = parse_text(text, parse_mode, entities)
+        except EntityParseError as exc:
+            raise bad_request(f"can't parse entities: {exc}") from None
+        except ValueError:
+            raise bad_request("unsupported parse_mode") from None
+        if parsed.length > MAX_CAPTION_LENGTH:
+            raise bad_request("message caption is too long")
+        return text, parse_mode, parsed
+
+    def _photo(self, p: Params) -> tuple[bytes, str]:
+        """The photo's bytes and file id: uploaded (judged by Telegram's rules, see
+        ``media``), or a file id of a photo sent before. URLs are not simulated."""
+        value = p.get("photo")
+        if isinstance(value, str) and value.startswith("attach://"):
+            value = p.get(value.removeprefix("attach://"))
+        if isinstance(value, Upload):
+            problem = photo_problem(value.data)
+            if problem is not None:
+                raise bad_request(problem)
+            return value.data, self.world.keep_file(value.data)
+        if value is None or value == "":
+            raise bad_request("there is no photo in the request")
+        if isinstance(value, str) and value in self.world.files:
+            return self.world.files[value], value
+        raise bad_request("wrong file identifier/HTTP URL specified")
+
+    async def _send_photo(self, p: Params) -> Any:
+        chat = self._chat(p, write=True)
+        self._flood_check("sendPhoto", chat)
+        thread_id = self._thread(chat, p)
+        data, file_id = self._photo(p)
+        caption, parse_mode, parsed = self._caption(p)
+        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        reply_to, thread_id = self._reply_to(chat, p, thread_id)
         self._check_open(chat, thread_id)
         message = self.world.add_message(
             chat,
             self.world.bot,
-            text=text,
+            text=caption,
             parse_mode=parse_mode,
-            plain_text=parsed.text,
-            entities=parsed.entities,
+            plain_text=parsed.text if parsed else "",
+            entities=parsed.entities if parsed else [],
             reply_markup=markup,
             thread_id=thread_id,
             reply_to=reply_to,
         )
-        self._flood_consume("sendMessage", chat)
+        message.photo = data
+        message.photo_size = image_size(data)
+        message.photo_file_id = file_id
+        self._flood_consume("sendPhoto", chat)
         return message.to_api()
 
     async def _edit_message_text(self, p: Params) -> Any:
         chat, message = self._edit_target(p, "editMessageText")
-        if message.text is None:
+        if message.text is None or message.photo is not None:
             raise bad_request("there is no text in the message to edit")
         text, parse_mode, parsed = self._text(p)
         markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)

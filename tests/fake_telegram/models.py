@@ -115,6 +115,11 @@ class FakeMessage:
     history: list[MessageRevision] = field(default_factory=list, repr=False)
     #: Service fields (new_chat_members, forum_topic_created, migrate_to_chat_id, ...).
     extra: dict[str, Any] = field(default_factory=dict)
+    #: A photo message: the picture's bytes (``text`` and ``plain_text`` hold its caption).
+    photo: bytes | None = field(default=None, repr=False)
+    #: A photo message: ``(width, height)`` and the file id Telegram gave it.
+    photo_size: tuple[int, int] | None = None
+    photo_file_id: str | None = None
 
     @property
     def chat_id(self) -> int:
@@ -202,7 +207,22 @@ class FakeMessage:
                     target = None
             if target is not None:
                 data["reply_to_message"] = target.to_api(nested=True)
-        if self.text is not None:
+        if self.photo is not None and self.photo_size is not None:
+            width, height = self.photo_size
+            data["photo"] = [
+                {
+                    "file_id": self.photo_file_id,
+                    "file_unique_id": f"u{self.photo_file_id}",
+                    "width": width,
+                    "height": height,
+                    "file_size": len(self.photo),
+                }
+            ]
+            if self.plain_text:
+                data["caption"] = self.plain_text
+                if self.entities:
+                    data["caption_entities"] = self.entities
+        elif self.text is not None:
             data["text"] = self.plain_text
             if self.entities:
                 data["entities"] = self.entities

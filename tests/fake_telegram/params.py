@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from .errors import ApiError, bad_request
+from .media import Upload
 
 _JSON_PARAMS = frozenset(
     {
@@ -109,8 +110,14 @@ async def read_params(request: web.Request) -> dict[str, Any]:
         elif content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
             form = await request.post()
             for name, value in form.items():
-                # Uploaded files are kept as their file names.
-                raw[name] = value if isinstance(value, str) else getattr(value, "filename", "")
+                if isinstance(value, str):
+                    raw[name] = value
+                else:  # an uploaded file: its name, type and bytes
+                    raw[name] = Upload(
+                        filename=value.filename or "",
+                        content_type=value.content_type or "application/octet-stream",
+                        data=value.file.read(),
+                    )
         else:
             data = await request.read()
             if data.strip():

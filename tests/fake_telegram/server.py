@@ -26,6 +26,7 @@ from .faults import (
 )
 from .inspection import Inspection
 from .limits import Limits, RateLimiter
+from .media import MAX_UPLOAD_BYTES
 from .models import ApiCall, FakeChat, FakeUser
 from .params import read_params
 from .simulation import Simulation
@@ -103,7 +104,8 @@ class FakeTelegramServer(Simulation, Inspection):
     async def start(self) -> None:
         """Listen on host:port (port 0 picks a free one; see ``url``)."""
         self._stopping = asyncio.Event()
-        app = web.Application()
+        # uploads of up to the Bot API's 50 MB get through, to be judged by their method
+        app = web.Application(client_max_size=MAX_UPLOAD_BYTES + 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_route("*", "/file/bot{token}/{path:.*}", self._handle_file)
         runner = web.AppRunner(app, handler_cancellation=True, shutdown_timeout=1.0)

@@ -62,6 +62,8 @@ class World:
         #: setMyDescription, setMyShortDescription, setMyName: (kind, language) -> value.
         self.bot_texts: dict[tuple[str, str], str] = {}
         self.webhook: WebhookConfig | None = None
+        #: Photos Telegram keeps, by the file id it gave them (a file id sends one again).
+        self.files: dict[str, bytes] = {}
         #: Telegram's group privacy mode: in groups where the bot is not an admin it gets
         #: only commands, replies to its messages and mentions of it.
         self.privacy_mode = True
@@ -197,6 +199,12 @@ class World:
         self.chats[cid] = chat
         self.notifier.notify()
         return chat
+
+    def keep_file(self, data: bytes) -> str:
+        """Keep an uploaded photo; its new file id."""
+        file_id = f"AgACAgIAAxkBAAI{len(self.files) + 1:08d}"
+        self.files[file_id] = data
+        return file_id
 
     def add_message(
         self,

@@ -181,6 +181,27 @@ def children(parent: int) -> list[Proc]:
     return found
 
 
+def with_environment(variable: str) -> list[Proc]:
+    """The live processes whose environment holds ``variable`` (``NAME=value``): a
+    process and everything it started, however deep, those handed to another parent
+    after theirs died included (each inherits the environment)."""
+    needle = variable.encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        stat = _stat(int(entry.name))
+        if stat is None or stat[0] == "Z" or needle not in environ.split(b"\0"):
+            continue
+        found.append(Proc(int(entry.name), stat[2], cmdline.strip()))
+    return found
+
+
 def running(proc: Proc) -> bool:
     """Whether that very process still runs (a zombie has ended; so has a process whose pid
     now belongs to another)."""
@@ -188,8 +209,10 @@ def running(proc: Proc) -> bool:
     return stat is not None and stat[0] != "Z" and stat[2] == proc.started
 
 
-async def poll(check: Callable[[], T | None], timeout: float, what: str) -> T:
-    """``check()``'s first truthy value, asked every 50 ms; AssertionError after ``timeout``."""
+async def poll(check: Callable[[], T | None], timeout: float, what: str | Callable[[], str]) -> T:
+    """``check()``'s first truthy value, asked every 50 ms; AssertionError after ``timeout``
+    (``what`` says what did not happen; a function is asked then, to tell how things are
+    at that moment)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
@@ -197,5 +220,5 @@ async def poll(check: Callable[[], T | None], timeout: float, what: str) -> T:
         if found:
             return found
         if loop.time() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
+            raise AssertionError(f"not within {timeout} s: {what() if callable(what) else what}")
         await asyncio.sleep(0.05)

@@ -87,6 +87,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("ai-delay", {**GOOD, "DURAK_AI_DELAY": "-1"}, "DURAK_AI_DELAY"),
     ("coach-workers", {**GOOD, "DURAK_COACH_WORKERS": "many"}, "DURAK_COACH_WORKERS"),
     ("coach-budget", {**GOOD, "DURAK_COACH_BUDGET": "0"}, "DURAK_COACH_BUDGET"),
+    ("charts", {**GOOD, "DURAK_CHARTS": "maybe"}, "DURAK_CHARTS"),
     ("admin-ids", {**GOOD, "DURAK_ADMIN_IDS": "alice,bob"}, "DURAK_ADMIN_IDS"),
     ("webapp-url", {**GOOD, "DURAK_WEBAPP_URL": "durak.example.com/app"}, "DURAK_WEBAPP_URL"),
     (

@@ -130,7 +130,8 @@ async def test_a_copy_holds_every_row_and_goes_on(
     async with source.open(clock=clock) as store:
         facts = await fill(store, clock)
     before = await dump(source)
-    assert all(before[t] for t in ("tables", "games", "actions", "tallies", "bot_state", "inbox"))
+    kept = ("tables", "games", "actions", "tallies", "bot_state", "inbox")
+    assert all(before[t] for t in (*kept, "rated_games", "ratings", "rating_history"))
 
     code, out, err = run_copy("--from", location(source), "--to", location(target), cwd=tmp_path)
     assert code == 0, err
@@ -157,6 +158,12 @@ async def test_a_copy_holds_every_row_and_goes_on(
         assert fresh.table_id == facts["last_id"] + 1
         assert [t.player for t in await copy.chat_stats(-100)] == ["ai:Bot", "u:1", "u:2"]
         assert (await copy.get_table(facts["running"])).status is TableStatus.PLAYING  # type: ignore[union-attr]
+        # the next game finished takes the next place in the rating order
+        await copy.save_action(
+            running[0].table_id, saved.version, game="r5", action="a5", seat=0, outcome=lose(0, 3)
+        )
+        places = await target.query("SELECT seq, table_id, game_no FROM rated_games ORDER BY seq")
+        assert places[-1] == (len(before["rated_games"]) + 1, facts["running"], 2)
 
 
 async def test_a_target_with_rows_is_refused_untouched(

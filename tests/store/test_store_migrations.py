@@ -74,12 +74,19 @@ def seed_v4(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO bot_state VALUES ('menus', '{\"en\": \"ab12\"}', 32.0)")
 
 
+def seed_v5(db: sqlite3.Connection) -> None:
+    """A database as version 5 left it: version 4's data and an update handled."""
+    seed_v4(db)
+    db.execute("INSERT INTO inbox VALUES (400, '{\"update_id\": 400}', 33.0, 33.5)")
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
     2: seed_v2,
     3: seed_v3,
     4: seed_v4,
+    5: seed_v5,
 }
 
 

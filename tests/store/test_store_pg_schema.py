@@ -28,8 +28,8 @@ TWIN_TYPES = {
 
 
 def sqlite_schema(path: Path) -> dict[str, Any]:
-    """Tables (columns in order: name, type, not null, default; primary key), indexes and
-    triggers of a SQLite file."""
+    """Tables (columns in order: name, type, not null, default; primary key; unique
+    constraints), indexes and triggers of a SQLite file."""
     db = sqlite3.connect(path)
     try:
         tables: dict[str, Any] = {}
@@ -41,6 +41,11 @@ def sqlite_schema(path: Path) -> dict[str, Any]:
             tables[name] = {
                 "columns": [(c[1], c[2], bool(c[3] or c[5]), c[4]) for c in info],
                 "key": [c[1] for c in sorted(info, key=lambda c: c[5]) if c[5]],
+                "unique": sorted(
+                    [c[2] for c in db.execute(f"PRAGMA index_info({index[1]})")]
+                    for index in db.execute(f"PRAGMA index_list({name})")
+                    if index[3] == "u"
+                ),
             }
         indexes = {
             name: (table, [c[2] for c in db.execute(f"PRAGMA index_info({name})")])
@@ -64,6 +69,7 @@ async def pg_schema(url: str) -> dict[str, Any]:
     conn = await asyncpg.connect(url)
     try:
         tables: dict[str, Any] = {}
+        unique: dict[tuple[str, str], list[str]] = {}
         for row in await conn.fetch(
             "SELECT table_name, column_name, data_type, is_nullable, column_default "
             "FROM information_schema.columns WHERE table_schema = current_schema() "
@@ -72,13 +78,15 @@ async def pg_schema(url: str) -> dict[str, Any]:
             default = row["column_default"]
             if default is not None:
                 default = re.sub(r"::text$", "", default)
-            table = tables.setdefault(row["table_name"], {"columns": [], "key": []})
+            table = tables.setdefault(row["table_name"], {"columns": [], "key": [], "unique": []})
             table["columns"].append(
                 (row["column_name"], row["data_type"], row["is_nullable"] == "NO", default)
             )
         for row in await conn.fetch(
             "SELECT t.relname AS table_name, a.attname AS column_name, i.indisprimary, "
-            "c.relname AS index_name, k.ord "
+            "c.relname AS index_name, k.ord, "
+            "EXISTS (SELECT 1 FROM pg_constraint AS u WHERE u.conindid = i.indexrelid "
+            "AND u.contype = 'u') AS unique_constraint "
             "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
             "JOIN pg_class t ON t.oid = i.indrelid "
             "JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = current_schema() "
@@ -88,6 +96,14 @@ async def pg_schema(url: str) -> dict[str, Any]:
         ):
             if row["indisprimary"]:
                 tables[row["table_name"]]["key"].append(row["column_name"])
+            elif row["unique_constraint"]:
+                unique.setdefault((row["table_name"], row["index_name"]), []).append(
+                    row["column_name"]
+                )
+        for (name, _), columns in unique.items():
+            tables[name]["unique"].append(columns)
+        for table in tables.values():
+            table["unique"].sort()
         indexes: dict[str, Any] = {}
         for row in await conn.fetch(
             "SELECT c.relname AS index_name, t.relname AS table_name, a.attname, k.ord "
@@ -96,7 +112,8 @@ async def pg_schema(url: str) -> dict[str, Any]:
             "JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = current_schema() "
             "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) "
             "JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum "
-            "WHERE NOT i.indisprimary ORDER BY c.relname, k.ord"
+            "WHERE NOT i.indisprimary AND NOT EXISTS (SELECT 1 FROM pg_constraint AS u "
+            "WHERE u.conindid = i.indexrelid AND u.contype = 'u') ORDER BY c.relname, k.ord"
         ):
             name = row["index_name"]
             indexes.setdefault(name, (row["table_name"], []))[1].append(row["attname"])
@@ -180,6 +197,7 @@ async def test_the_schemas_are_twins_at_every_version(
             assert pg_not_null == not_null, where
             assert pg_default == default, where
         assert twin["key"] == table["key"], name
+        assert twin["unique"] == table["unique"], name
     assert pg["indexes"] == lite["indexes"]
     assert pg["triggers"] == lite["triggers"]
 

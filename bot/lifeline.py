@@ -1,0 +1,72 @@
+"""A worker process's life tied to the bot's: however the bot ends, its workers end too.
+
+Both of the bot's worker pools (the coach's, the /me chart's) call :func:`die_with` first
+thing in a new worker, with the bot's pid taken in the bot. Nothing here imports more
+than the standard library, so a worker starts light.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["PR_SET_PDEATHSIG", "WATCH_INTERVAL", "die_with"]
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent dies."""
+
+WATCH_INTERVAL = 1.0
+"""Seconds between two looks at the parent, where the kernel cannot be asked to tell."""
+
+
+def die_with(parent: int) -> None:
+    """End this worker when process ``parent`` ends, however it ends: a bot killed with
+    SIGKILL (a crash, the OOM killer) runs no clean-up that could stop its workers, and a
+    worker left behind would wait for work for ever (holding the bot's output and
+    multiprocessing's resource tracker open). On Linux the kernel kills the worker when
+    its parent dies; elsewhere a thread looks for the parent every second. A parent gone
+    already (before this ran) ends the worker at once.
+
+    ``parent`` must come from the bot (its ``os.getpid()``), never from the worker's own
+    ``os.getppid()``: a bot killed while the worker was still starting has handed it to
+    another process by then, and a worker that took that one for its bot would watch it
+    for ever.
+
+    Linux sends the signal when the parent's *thread* that started the worker ends: the
+    bot starts its workers from the event loop's thread, which lives as long as the bot.
+    """
+    if not (sys.platform.startswith("linux") and _kill_on_parent_death()):
+        watch = threading.Thread(target=_watch, args=(parent,), name="parent", daemon=True)
+        watch.start()
+    # after the kernel was asked: a parent that dies from here on is seen by the kernel
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _kill_on_parent_death() -> bool:
+    """Ask the kernel for SIGKILL when the parent dies; whether it agreed."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = libc.prctl(
+            ctypes.c_int(PR_SET_PDEATHSIG),
+            ctypes.c_ulong(int(signal.SIGKILL)),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+            ctypes.c_ulong(0),
+        )
+    except (OSError, AttributeError, ImportError):
+        return False
+    return int(done) == 0
+
+
+def _watch(parent: int) -> None:
+    """End the process once ``parent`` is no longer its parent (it died; the worker was
+    handed to another)."""
+    while os.getppid() == parent:
+        time.sleep(WATCH_INTERVAL)
+    os._exit(1)
