@@ -1057,7 +1057,7 @@ async def report_kill(
         c.time for c in calls[int(killed["calls"]) :] if c.method == "getUpdates" and c.time > at
     ]  # type: ignore[call-overload]
     print(
-        "  another process polls "
+        ("  it polls again " if restarted else "  another process polls ")
         + (f"{min(polls) - at:.2f} s after the kill" if polls else "never, within the run")
         + " (the fake server's first getUpdates after it)"
     )
