@@ -753,6 +753,7 @@ async def main(
             marks: dict[str, float] = {}
             costs: list[Costs] = []
             cpu_marks: list[dict[int, float]] = []
+            machine: list[tuple[float, float, float]] = []
 
             async def measure() -> None:
                 """The first moves of freshly dealt tables all come at once; the minute is
@@ -761,6 +762,7 @@ async def main(
                 await asyncio.sleep(warmup)
                 costs.append(await db.costs())
                 cpu_marks.append(fleet.cpu())
+                machine.append(machine_cpu())
                 marks.update(
                     moves=await moves(),
                     calls=len(tg.calls),
@@ -880,6 +882,7 @@ async def main(
             cpu = sum(cpus.values()) - sum(cpu_marks[0].values())
             applied = await moves() - moves0
             costs.append(await db.costs())
+            machine.append(machine_cpu())
             measured = tg.calls[calls0:]
             calls = sum(1 for c in measured if c.method != "getUpdates")
             print(f"applied moves {applied} in {elapsed:.0f} s: {applied / elapsed:.1f} moves/s")
@@ -887,20 +890,30 @@ async def main(
                 f"bot CPU {cpu / max(applied, 1) * 1000:.1f} ms per move "
                 f"({cpu / elapsed * 100:.0f}% of one core)"
             )
-            if processes > 1:
-                for member in fleet.members:
-                    spent = cpus[member.index] - cpu_marks[0][member.index]
-                    mine = [c for c in measured if c.port == member.port]
-                    polls = [c for c in mine if c.method == "getUpdates"]
-                    print(
-                        f"  process {member.index}: CPU {spent:.1f} s "
-                        f"({spent / elapsed * 100:.0f}% of one core), "
-                        f"{len(mine) - len(polls)} calls, "
-                        f"{sum(1 for c in mine if c.method == 'answerCallbackQuery')} answers, "
-                        f"{len(polls)} getUpdates "
-                        f"({sum(1 for c in polls if c.error_code == 409)} answered 409)"
-                        + (f", {len(member.lives)} lives" if len(member.lives) > 1 else "")
-                    )
+            busy, _, total = (y - x for x, y in zip(machine[0], machine[1], strict=True))
+            pg = (
+                costs[1].cpu - costs[0].cpu
+                if costs[0].cpu is not None and costs[1].cpu is not None
+                else 0.0
+            )
+            others = busy - cpu - pg - (time.process_time() - own0)
+            print(
+                f"machine {busy / total * 100:.0f}% busy; anything but the bot, its database "
+                f"and the bench: {others:.1f} s ({others / elapsed * 100:.0f}% of one core)"
+            )
+            for member in fleet.members:
+                spent = cpus[member.index] - cpu_marks[0][member.index]
+                mine = [c for c in measured if c.port == member.port]
+                polls = [c for c in mine if c.method == "getUpdates"]
+                print(
+                    f"  process {member.index}: CPU {spent:.1f} s "
+                    f"({spent / elapsed * 100:.0f}% of one core), "
+                    f"{len(mine) - len(polls)} calls, "
+                    f"{sum(1 for c in mine if c.method == 'answerCallbackQuery')} answers, "
+                    f"{len(polls)} getUpdates "
+                    f"({sum(1 for c in polls if c.error_code == 409)} answered 409)"
+                    + (f", {len(member.lives)} lives" if len(member.lives) > 1 else "")
+                )
             report_costs(db.kind, costs[0], costs[1], applied, elapsed, cpu)
             # the bot catches up, then every hand and table must show its current state
             tg.set_faults(None)
