@@ -1121,7 +1121,8 @@ def report_restarts(
     """How the tables came through a rolling restart of every process."""
     first, last = restarts[0][1], restarts[-1][3]
     print(
-        f"rolling SIGTERM restart of {len(restarts)} processes, {first - began:.0f} s into the "
+        f"rolling SIGTERM restart of {len(restarts)} process{'es' if len(restarts) > 1 else ''}, "
+        f"{first - began:.0f} s into the "
         f"measured time, {last - first:.1f} s in all:"
     )
     for index, asked, exited, back in restarts:
