@@ -1069,11 +1069,12 @@ async def report_kill(
     polls = [
         c.time for c in calls[int(killed["calls"]) :] if c.method == "getUpdates" and c.time > at
     ]  # type: ignore[call-overload]
-    print(
-        ("  it polls again " if restarted else "  another process polls ")
-        + (f"{min(polls) - at:.2f} s after the kill" if polls else "never, within the run")
-        + " (the fake server's first getUpdates after it)"
-    )
+    if killed["poller"]:
+        print(
+            ("  it polls again " if restarted else "  another process polls ")
+            + (f"{min(polls) - at:.2f} s after the kill" if polls else "never, within the run")
+            + " (the fake server's first getUpdates after it)"
+        )
     first_answer: dict[int, float] = {}
     for p in pressed:
         if p.table in tables and p.answered is not None and p.answered > at:
