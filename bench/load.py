@@ -453,6 +453,8 @@ class Pressed:
     time: float
     answered: float | None
     """When its callback answer came (None: never, within 30 s)."""
+    query: str
+    """Its callback query's id."""
 
 
 def drawers(calls: list[ApiCall], fleet: Fleet, table_of: dict[int, int]) -> dict[int, Member]:
@@ -711,10 +713,10 @@ async def main(
                     try:
                         ans = await press.answer(timeout=30)
                     except TimeoutError:
-                        pressed.append(Pressed(table, began, None))
+                        pressed.append(Pressed(table, began, None, press.query_id))
                         continue
                     answered = tg.world.elapsed() - began
-                    pressed.append(Pressed(table, began, began + answered))
+                    pressed.append(Pressed(table, began, began + answered, press.query_id))
                     after, moved = await stored_game(table)
                     if measuring and after > version and moved is not None:
                         texts[ans.text] = texts.get(ans.text, 0) + 1
@@ -1075,10 +1077,18 @@ async def report_kill(
             + (f"{min(polls) - at:.2f} s after the kill" if polls else "never, within the run")
             + " (the fake server's first getUpdates after it)"
         )
+    # when the fake server got each answer (the killed process may have sent one just
+    # before it died that the bench saw just after)
+    answered_at = {
+        str(c.params.get("callback_query_id")): c.time
+        for c in reversed(calls)
+        if c.method == "answerCallbackQuery" and c.ok
+    }
     first_answer: dict[int, float] = {}
     for p in pressed:
-        if p.table in tables and p.answered is not None and p.answered > at:
-            first_answer[p.table] = min(first_answer.get(p.table, p.answered), p.answered)
+        got = answered_at.get(p.query)
+        if p.table in tables and got is not None and got > at:
+            first_answer[p.table] = min(first_answer.get(p.table, got), got)
     stored = {
         int(t): float(when)
         for t, when in await db.rows(
