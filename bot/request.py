@@ -24,7 +24,7 @@ from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-__all__ = ["AiohttpRequest", "UpdatesRequest"]
+__all__ = ["AiohttpRequest", "UpdatesRequest", "trim_update"]
 
 log = logging.getLogger(__name__)
 
@@ -157,11 +157,21 @@ class UpdatesRequest(AiohttpRequest):
     network error would: PTB asks again (with backoff) and Telegram, never told they
     arrived, sends them again."""
 
-    __slots__ = ("keep",)
+    __slots__ = ("_parsed", "keep")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.keep: Callable[[list[dict[str, Any]]], Awaitable[object]] | None = None
+        self._parsed: tuple[bytes, JSONDict] | None = None
+        """The last answer as parsed here, which PTB takes instead of parsing it again."""
+
+    def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
+        """The answer parsed once (for the inbox), handed to PTB as it is."""
+        parsed = self._parsed
+        if parsed is not None and parsed[0] is payload:
+            self._parsed = None
+            return parsed[1]
+        return AiohttpRequest.parse_json_payload(payload)
 
     async def do_request(
         self,
@@ -186,9 +196,26 @@ class UpdatesRequest(AiohttpRequest):
             return code, payload  # PTB says what is wrong with it
         updates = answer.get("result") if isinstance(answer, dict) else None
         if isinstance(updates, list) and updates:
+            for update in updates:
+                trim_update(update)
             try:
                 await keep(updates)
             except Exception as exc:
                 log.exception("the updates could not be kept: Telegram will send them again")
                 raise NetworkError(f"the updates could not be kept: {exc}") from exc
+        if isinstance(answer, dict):
+            self._parsed = (payload, answer)
         return code, payload
+
+
+def trim_update(update: object) -> None:
+    """Drop what no handler reads from a pressed button's message: its keyboard and its
+    text's entities, which are most of the update and which PTB would turn into objects
+    (and the inbox would store) on every press."""
+    if not isinstance(update, dict):
+        return
+    query = update.get("callback_query")
+    message = query.get("message") if isinstance(query, dict) else None
+    if isinstance(message, dict):
+        message.pop("reply_markup", None)
+        message.pop("entities", None)

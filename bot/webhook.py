@@ -31,6 +31,7 @@ from telegram.ext import Application, ExtBot
 
 from bot.config import Settings
 from bot.inbox import Inbox
+from bot.request import trim_update
 
 __all__ = [
     "ALLOWED_UPDATES",
@@ -197,6 +198,7 @@ class WebhookServer:
             data = json.loads(body)
             if not isinstance(data, dict):
                 raise ValueError("not an object")
+            trim_update(data)
             update = Update.de_json(data, self.app.bot)
         except Exception as exc:  # malformed JSON or an update PTB cannot read
             log.error("webhook: an unreadable update was dropped: %s: %.500r", exc, body)

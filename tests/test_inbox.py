@@ -99,3 +99,53 @@ async def test_an_update_that_makes_no_move_is_done_once_handled(tmp_path: Path)
         await inbox.handle(Update.de_json(press(9), None), refresh())
         assert ran == [True]
         assert await store.pending_updates() == []
+
+
+async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> None:
+    import json
+
+    from aiohttp import web
+    from telegram.request import RequestData
+
+    from bot.request import UpdatesRequest
+
+    pressed = press(10)
+    pressed["callback_query"]["message"] = {
+        "message_id": 5,
+        "date": 0,
+        "chat": {"id": 1, "type": "private"},
+        "text": "Your hand",
+        "entities": [{"type": "bold", "offset": 0, "length": 4}],
+        "reply_markup": {"inline_keyboard": [[{"text": "7♠", "callback_data": "1t.x"}]]},
+    }
+
+    async def get_updates(request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "result": [pressed, {"update_id": 11}]})
+
+    app = web.Application()
+    app.router.add_post("/getUpdates", get_updates)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    kept: list[list[dict[str, Any]]] = []
+
+    async def keep(updates: list[dict[str, Any]]) -> None:
+        kept.append(json.loads(json.dumps(updates)))
+
+    request = UpdatesRequest()
+    request.keep = keep
+    await request.initialize()
+    try:
+        result = await request.post(f"http://127.0.0.1:{port}/getUpdates", RequestData())
+    finally:
+        await request.shutdown()
+        await runner.cleanup()
+    assert isinstance(result, list) and kept == [result]
+    message = result[0]["callback_query"]["message"]
+    assert "reply_markup" not in message and "entities" not in message
+    assert message["message_id"] == 5 and message["text"] == "Your hand"
+    update = Update.de_json(result[0], None)
+    assert update.callback_query is not None and update.callback_query.data == "1t.x"
+    assert result[1] == {"update_id": 11}
