@@ -102,6 +102,8 @@ class Fleet:
                 await member.bot.__aexit__(None, None, None)
 
     async def _start(self, member: Member) -> None:
+        if member.bot is not None:  # the life before: its output's reader ends
+            await member.bot.__aexit__(None, None, None)
         env = {**self.env, "DURAK_BASE_URL": member.base_url}
         member.bot = BotProcess(env, self.cwd)
         await member.bot.__aenter__()
