@@ -471,6 +471,25 @@ def drawers(calls: list[ApiCall], fleet: Fleet, table_of: dict[int, int]) -> dic
     return found
 
 
+def why_unanswered(presses: list[Pressed], calls: list[ApiCall], since: float) -> str:
+    """How many presses got no answer, and what the fake server saw of each: an answer it
+    refused (and why), or none sent; the first few, with the press's time from ``since``."""
+    if not presses:
+        return "0"
+    tried: dict[str, list[ApiCall]] = {}
+    for call in calls:
+        if call.method == "answerCallbackQuery":
+            tried.setdefault(str(call.params.get("callback_query_id")), []).append(call)
+    said = []
+    for p in presses[:5]:
+        got = tried.get(p.query, [])
+        what = "; ".join(
+            f"{c.description or c.error_code} at {c.time - p.time:+.1f} s" for c in got
+        )
+        said.append(f"press at {p.time - since:+.1f} s: " + (what or "no answer sent"))
+    return f"{len(presses)} ({', '.join(said)})"
+
+
 def seconds_list(values: list[float]) -> str:
     if not values:
         return "n/a"
@@ -808,7 +827,7 @@ async def main(
                 killed["at"] = fleet.kill(victim)
                 await fleet.reap(victim)
                 if not any(m.alive for m in fleet.members):
-                    killed["restarted"] = True
+                    killed["restarted"] = tg.world.elapsed()
                     await fleet.start_again(victim)
 
             restarts: list[tuple[int, float, float, float]] = []
@@ -957,7 +976,7 @@ async def main(
             print(f"  the group's table:             {percentiles(felt['group'])}")
             print(f"  never seen: {lost}")
             unanswered = [p for p in pressed if p.time >= marks["at"] and p.answered is None]
-            print(f"  presses never answered: {len(unanswered)}")
+            print(f"  presses never answered: {why_unanswered(unanswered, tg.calls, 0.0)}")
             if flood:
                 at = marks["flood"]
                 during = [
@@ -1068,9 +1087,14 @@ async def report_kill(
         f", drawing {len(tables)} tables) {at - began:.0f} s into the measured time"
         + ("; no other process left, so started again at once" if restarted else "")
     )
+    # a call of the killed process's may reach the server just after the kill: only a
+    # process alive then, or its own next life, counts
+    since = float(killed.get("restarted") or at)  # type: ignore[arg-type]
     polls = [
-        c.time for c in calls[int(killed["calls"]) :] if c.method == "getUpdates" and c.time > at
-    ]  # type: ignore[call-overload]
+        c.time
+        for c in calls[int(killed["calls"]) :]  # type: ignore[call-overload]
+        if c.method == "getUpdates" and c.time > at and (c.port != member.port or c.time >= since)
+    ]
     if killed["poller"]:
         print(
             ("  it polls again " if restarted else "  another process polls ")
@@ -1119,7 +1143,7 @@ async def report_kill(
         f"  the other tables, press -> next actor's hand in the 10 s after: {percentiles(others)}"
     )
     lost = [p for p in pressed if p.time <= at + 10 and p.answered is None and p.time >= at - 30]
-    print(f"  presses around the kill never answered: {len(lost)}")
+    print(f"  presses around the kill never answered: {why_unanswered(lost, calls, at)}")
 
 
 def report_restarts(
