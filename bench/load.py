@@ -35,6 +35,25 @@ shown within the second window, and /replay -> review shown p50/max (a warning i
 were still running when it ended: give more ``--seconds``). Target, run as
 ``--tables 200 --seconds 120 --reviews 10``: the p99 of press -> next actor rises by no
 more than 20% while the ten reviews run.
+
+``--database URL`` runs the bot on PostgreSQL (``DURAK_DATABASE_URL``) in a database made
+for the run and dropped after it; ``--database auto`` uses ``$DURAK_TEST_DATABASE_URL``'s
+server or starts a throwaway one with production's durability (``bench/loaddb.py``). It
+then also reports what PostgreSQL spent per move: its processes' CPU, statements (with
+``pg_stat_statements``), transactions, rows and write-ahead log; and, with either store,
+the bytes a stored move and a finished game take. ``--processes N`` starts the same bot
+command N times with the same settings (PostgreSQL only), each through its own address of
+the fake server, so that the server tells their calls apart (``bench/fleet.py``); it
+reports each process's CPU and calls. The figures stay what players feel, measured from
+outside. Halfway through the measured time, ``--kill poller`` sends SIGKILL to the process
+that polls, ``--kill owner`` to the one (not the poller, if there are others) that drew
+the most tables: it reports the seconds until another process polls (the fake server's
+first getUpdates after the kill), and from the kill to the first answered press and the
+first stored move of each of the killed process's tables (p50/max), with the other
+tables' press -> next actor's hand in the 10 s after it. With one process, the killed one
+is started again at once, as a supervisor would. ``--term`` restarts every process in
+turn a third of the way through (SIGTERM, wait for its exit, start it again, wait for its
+getMe, on to the next), and reports the longest pause any table saw meanwhile.
 """
 
 from __future__ import annotations
@@ -47,7 +66,6 @@ import gc
 import json
 import os
 import random
-import sqlite3
 import statistics
 import sys
 import tempfile
@@ -61,12 +79,13 @@ sys.path.insert(0, str(ROOT))
 
 from e2e.harness import CHOICE_KINDS, Data, action_cards, hand_versions, kind_of  # noqa: E402
 from fake_telegram import ApiCall, FakeTelegramServer, Faults, Limits  # noqa: E402
-from ship.process import BotProcess  # noqa: E402
+from fleet import Fleet, Member  # noqa: E402
+from loaddb import BenchDatabase, Costs, bench_database  # noqa: E402
 
 from bot.render import Player  # noqa: E402
 from bot.render.table import bout_lines, seat_lines, trump_line  # noqa: E402
 from bot.replay import load_replay  # noqa: E402
-from bot.store import Outcome, Seat, SqliteStore, UserRow  # noqa: E402
+from bot.store import Outcome, Seat, UserRow, open_store  # noqa: E402
 from engine import Game, Rules  # noqa: E402
 from engine.actions import Pass, Take, Timeout  # noqa: E402
 from engine.ai import make_player  # noqa: E402
@@ -126,7 +145,7 @@ def machine_cpu() -> tuple[float, float, float]:
     return (total - idle) / tick, ticks[1] / tick, total / tick
 
 
-async def seed_finished_games(db: Path, users: list[object], seed: int) -> list[int]:
+async def seed_finished_games(db: BenchDatabase, users: list[object], seed: int) -> list[int]:
     """One finished 2-player podkidnoy game against the computer for each user, written
     with the bot's own store as the bot writes a game in his private chat: the user at seat
     0 (played by an ``easy`` computer player), a ``normal`` one at seat 1. Each game is
@@ -134,7 +153,8 @@ async def seed_finished_games(db: Path, users: list[object], seed: int) -> list[
     rules = Rules.preset("podkidnoy").model_copy(update={"turn_timeout": 0})
     rng = random.Random(seed ^ 0x5EED)
     tables = []
-    async with SqliteStore.open(db) as store:
+    path, url = db.env.get("DURAK_DB_PATH"), db.env.get("DURAK_DATABASE_URL", "")
+    async with open_store(path, url=url) as store:
         for user in users:
             uid, name = user.id, user.first_name  # type: ignore[attr-defined]
             await store.save_user(UserRow(uid, name, "en", True))
@@ -425,6 +445,124 @@ def report_reviews(
         )
 
 
+@dataclass
+class Pressed:
+    """One press of a card or a move, whatever came of it."""
+
+    table: int
+    time: float
+    answered: float | None
+    """When its callback answer came (None: never, within 30 s)."""
+    query: str
+    """Its callback query's id."""
+
+
+def drawers(calls: list[ApiCall], fleet: Fleet, table_of: dict[int, int]) -> dict[int, Member]:
+    """The process that last drew each table (its group's table or one of its hands), as the
+    fake server saw it: the table's owner, from outside."""
+    found: dict[int, Member] = {}
+    for call in calls:
+        if call.method not in ("sendMessage", "editMessageText") or not call.applied:
+            continue
+        table = table_of.get(int(call.params.get("chat_id", 0)))
+        member = fleet.member_of(call)
+        if table is not None and member is not None:
+            found[table] = member
+    return found
+
+
+def why_unanswered(presses: list[Pressed], calls: list[ApiCall], since: float) -> str:
+    """How many presses got no answer, and what the fake server saw of each: an answer it
+    refused (and why), or none sent; the first few, with the press's time from ``since``."""
+    if not presses:
+        return "0"
+    tried: dict[str, list[ApiCall]] = {}
+    for call in calls:
+        if call.method == "answerCallbackQuery":
+            tried.setdefault(str(call.params.get("callback_query_id")), []).append(call)
+    said = []
+    for p in presses[:5]:
+        got = tried.get(p.query, [])
+        what = "; ".join(
+            f"{c.description or c.error_code} at {c.time - p.time:+.1f} s" for c in got
+        )
+        said.append(f"press at {p.time - since:+.1f} s: " + (what or "no answer sent"))
+    return f"{len(presses)} ({', '.join(said)})"
+
+
+def seconds_list(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    values = sorted(values)
+    return f"p50 {statistics.median(values):.2f} s, max {values[-1]:.2f} s"
+
+
+def report_costs(kind: str, a: Costs, b: Costs, applied: int, elapsed: float, cpu: float) -> None:
+    """What the database's server spent per move between two looks."""
+    moves = max(applied, 1)
+    if kind == "SQLite":
+        return
+    line = "PostgreSQL per move:"
+    if a.cpu is not None and b.cpu is not None:
+        spent = b.cpu - a.cpu
+        line += (
+            f" CPU {spent / moves * 1000:.2f} ms ({spent / elapsed * 100:.0f}% of one core; "
+            f"bot and server {(cpu + spent) / moves * 1000:.2f} ms),"
+        )
+    else:
+        line += " CPU n/a (not a server on this machine),"
+    if a.statements is not None and b.statements is not None:
+        line += f" {(b.statements - a.statements) / moves:.2f} statements,"
+    if a.transactions is not None and b.transactions is not None:
+        line += f" {(b.transactions - a.transactions) / moves:.2f} commits,"
+    if a.wal is not None and b.wal is not None:
+        line += f" {(b.wal - a.wal) / moves:.0f} bytes of WAL"
+    print(line)
+    rows = {k: round((b.rows.get(k, 0) - a.rows.get(k, 0)) / moves, 2) for k in b.rows}
+    print(f"  rows per move: {rows}")
+    if b.top:
+        grown = {q: n - a.top.get(q, 0) for q, n in b.top.items()}
+        print("  the most frequent statements, per move:")
+        for query, count in sorted(grown.items(), key=lambda x: -x[1])[:8]:
+            if count > 0:
+                text = " ".join(query.split())
+                print(f"    {count / moves:5.2f}  {text[:110]}")
+
+
+async def report_sizes(db: BenchDatabase) -> None:
+    """Bytes on disk per stored move and per finished game."""
+    sizes = await db.sizes()
+    if "actions" not in sizes or "games" not in sizes:
+        return
+    actions, moves = sizes["actions"]
+    finished = int(await db.value("SELECT count(*) FROM games WHERE finished_at IS NOT NULL"))
+    per_move = actions / max(moves, 1)
+    print(
+        f"{db.kind} on disk: actions {actions / 1024:.0f} KB for {moves} moves "
+        f"({per_move:.0f} bytes a move, indexes included)"
+        + "".join(
+            f", {name} {size / 1024:.0f} KB for {rows} rows"
+            for name, (size, rows) in sizes.items()
+            if name != "actions"
+        )
+    )
+    if finished:
+        played = int(
+            await db.value(
+                "SELECT count(*) FROM actions a JOIN games g ON g.table_id = a.table_id "
+                "AND g.game_no = a.game_no WHERE g.finished_at IS NOT NULL"
+            )
+        )
+        record = (sizes["games"][0] + sizes.get("game_players", (0, 0))[0]) / max(
+            sizes["games"][1], 1
+        )
+        print(
+            f"  {finished} games finished, {played / finished:.0f} moves each: "
+            f"{(played / finished) * per_move + record:.0f} bytes a finished game "
+            f"(its moves, and {record:.0f} bytes of game and player records)"
+        )
+
+
 async def main(
     tables: int,
     players: int,
@@ -437,15 +575,21 @@ async def main(
     flood: bool,
     reviews: int = 0,
     bot_settings: tuple[str, ...] = (),
+    database: str = "",
+    processes: int = 1,
+    kill: str | None = None,
+    term: bool = False,
 ) -> None:
     rng = random.Random(seed)
-    db = Path(tempfile.mkdtemp(prefix="durak-load-")) / "load.sqlite3"
+    folder = Path(tempfile.mkdtemp(prefix="durak-load-"))
     fake_limits = Limits.telegram() if limits == "telegram" else Limits.off()
-    async with FakeTelegramServer(limits=fake_limits) as tg:
+    async with (
+        bench_database(database, folder) as db,
+        FakeTelegramServer(limits=fake_limits) as tg,
+    ):
         env = {
             "BOT_TOKEN": tg.token,
-            "DURAK_BASE_URL": tg.base_url,
-            "DURAK_DB_PATH": str(db),
+            **db.env,
             "DURAK_LOG_LEVEL": "WARNING",
             "DURAK_DEFAULT_LANGUAGE": "en",
         }
@@ -453,23 +597,23 @@ async def main(
         env.update(changed)
         print(
             f"fake server: {limits} limits, faults {faults:.2%} timeouts + {faults / 2:.2%} 502s;"
-            " the bot with its default settings"
+            f" the bot with its default settings"
             + (f" but {', '.join(bot_settings)}" if changed else "")
+            + (f", {processes} processes" if processes > 1 else "")
         )
+        print(f"database: {db.about}")
         # the coach's viewers: users of the fake server (it gives the ids) whose finished
         # games are in the database before the bot opens it
         reviewers = [await tg.create_user(f"R{i}") for i in range(reviews)]
         if reviewers:
             await seed_finished_games(db, reviewers, seed)
             print(f"{reviews} finished games against the computer stored; each replays exactly")
-        async with BotProcess(env, db.parent) as bot:
-            assert bot.proc is not None
-            pid = bot.proc.pid
-            await tg.wait_for(lambda: tg.calls_to("getUpdates", include_pending=True), timeout=60)
+        async with Fleet(tg, env, folder, processes) as fleet:
+            pid = fleet.members[0].pid
             for user in reviewers:
                 await tg.start_bot(user)
             await asyncio.sleep(1.0)
-            base = rss_bytes(pid)
+            base = sum(rss_bytes(m.pid) for m in fleet.members)
             groups = []
             for t in range(tables):
                 people = [await tg.create_user(f"{chr(65 + i)}{t}") for i in range(players)]
@@ -510,46 +654,58 @@ async def main(
             except TimeoutError:
                 print(f"after two minutes {dealt()} of {len(users)} hands are drawn; going on")
             await asyncio.sleep(5.0)  # the last paced edits
-            per_table = (rss_bytes(pid) - base) / tables
+            per_table = (sum(rss_bytes(m.pid) for m in fleet.members if m.alive) - base) / tables
             print(f"{tables} tables of {players} seated and dealt")
             if faults > 0:
                 tg.set_faults(Faults(timeout=faults, error=faults / 2, seed=seed))
 
-            def moves() -> int:
-                con = sqlite3.connect(db)
-                try:
-                    return int(con.execute("SELECT count(*) FROM actions").fetchone()[0])
-                finally:
-                    con.close()
+            async def moves() -> int:
+                return int(await db.value("SELECT count(*) FROM actions"))
 
-            con = sqlite3.connect(db)
             games: dict[int, tuple[int, Game | None]] = {}
+            looked: dict[int, tuple[float, int]] = {}
 
-            def stored_game(table: int) -> tuple[int, Game | None]:
+            async def stored_game(table: int, fresh: bool = True) -> tuple[int, Game | None]:
                 """The table's stored version and game; the game is parsed again only when
-                the version moved."""
-                row = con.execute(
-                    "SELECT version FROM tables WHERE table_id = ? AND status = 'playing'",
-                    (table,),
-                ).fetchone()
-                if row is None:
+                the version moved. Not ``fresh``: a look less than 0.2 s old will do (the
+                players of a table share it)."""
+                now = time.monotonic()
+                last = looked.get(table)
+                if not fresh and last is not None and now - last[0] < 0.2:
+                    version = last[1]
+                else:
+                    version = int(
+                        await db.value(
+                            "SELECT version FROM tables WHERE table_id = ? AND status = 'playing'",
+                            table,
+                        )
+                        or 0
+                    )
+                    looked[table] = (now, version)
+                if version == 0:
                     return 0, None
                 known = games.get(table)
-                if known is None or known[0] != row[0]:
-                    version, text = con.execute(
-                        "SELECT version, game FROM tables WHERE table_id = ?", (table,)
-                    ).fetchone()
-                    known = games[table] = (version, Game.from_json(text))
+                if known is None or known[0] != version:
+                    row = await db.row("SELECT version, game FROM tables WHERE table_id = ?", table)
+                    assert row is not None
+                    known = games[table] = (int(row[0]), Game.from_json(row[1]))
+                    looked[table] = (now, known[0])
                 return known
 
             measuring = False
             made: list[Move] = []
+            pressed: list[Pressed] = []
             texts: dict[str | None, int] = {}
             stop = time.monotonic() + warmup + seconds
             names = {
                 table: [u.first_name for u in people]
                 for table, (_, people) in zip(table_ids, groups, strict=True)
             }  # type: ignore[attr-defined]
+            table_of: dict[int, int] = {}
+            for table, (group, people) in zip(table_ids, groups, strict=True):
+                table_of[group.id] = table  # type: ignore[attr-defined]
+                for user in people:
+                    table_of[user.id] = table  # type: ignore[attr-defined]
 
             async def player(
                 user: object, group: object, people: list[object], table: int, seat: int
@@ -563,17 +719,24 @@ async def main(
                     version, game = 0, None
                     if shown:
                         seen = Data.parse(shown[0]).version
-                        version, game = stored_game(table)
+                        version, game = await stored_game(table, fresh=False)
                         if game is not None and version == seen and seat in game.to_act():
-                            data = sensible(shown, game, seat)
+                            version, game = await stored_game(table)
+                            if game is not None and version == seen and seat in game.to_act():
+                                data = sensible(shown, game, seat)
                     if not data:
                         await asyncio.sleep(0.2)  # not his move, or the hand is catching up
                         continue
                     began = tg.world.elapsed()
                     press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
-                    ans = await press.answer(timeout=30)
+                    try:
+                        ans = await press.answer(timeout=30)
+                    except TimeoutError:
+                        pressed.append(Pressed(table, began, None, press.query_id))
+                        continue
                     answered = tg.world.elapsed() - began
-                    after, moved = stored_game(table)
+                    pressed.append(Pressed(table, began, began + answered, press.query_id))
+                    after, moved = await stored_game(table)
                     if measuring and after > version and moved is not None:
                         texts[ans.text] = texts.get(ans.text, 0) + 1
                         waiting = [s for s in moved.waiting_on() or moved.to_act() if s != seat]
@@ -609,18 +772,24 @@ async def main(
             gc.freeze()
             gc.disable()
             marks: dict[str, float] = {}
+            costs: list[Costs] = []
+            cpu_marks: list[dict[int, float]] = []
+            machine: list[tuple[float, float, float]] = []
 
             async def measure() -> None:
                 """The first moves of freshly dealt tables all come at once; the minute is
                 measured once play has spread out."""
                 nonlocal measuring
                 await asyncio.sleep(warmup)
+                costs.append(await db.costs())
+                cpu_marks.append(fleet.cpu())
+                machine.append(machine_cpu())
                 marks.update(
-                    moves=moves(),
+                    moves=await moves(),
                     calls=len(tg.calls),
-                    cpu=cpu_seconds(pid),
                     own=time.process_time(),
                     began=time.monotonic(),
+                    at=tg.world.elapsed(),
                 )
                 lags.clear()
                 measuring = True
@@ -629,26 +798,69 @@ async def main(
                     marks["flood"] = tg.world.elapsed()
                     tg.force_429(1, retry_after=5, chat=groups[0][0])
 
+            killed: dict[str, object] = {}
+
+            async def failover() -> None:
+                """Halfway through the measured time, SIGKILL of the process that polls or of
+                one that draws tables; with no other process left, it starts again at once."""
+                if kill is None:
+                    return
+                await asyncio.sleep(warmup + seconds / 2)
+                poller = fleet.poller()
+                owned = drawers(tg.calls[int(marks["calls"]) :], fleet, table_of)
+                victim = poller
+                if kill == "owner":
+                    counts: dict[int, int] = {}
+                    for member in owned.values():
+                        counts[member.index] = counts.get(member.index, 0) + 1
+                    others = [m for m in fleet.members if m.alive and m is not poller]
+                    if others:
+                        victim = max(others, key=lambda m: counts.get(m.index, 0))
+                assert victim is not None
+                killed.update(
+                    member=victim,
+                    poller=victim is poller,
+                    tables=[t for t, m in owned.items() if m is victim],
+                    wall=time.time(),
+                    calls=len(tg.calls),
+                )
+                killed["at"] = fleet.kill(victim)
+                await fleet.reap(victim)
+                if not any(m.alive for m in fleet.members):
+                    killed["restarted"] = tg.world.elapsed()
+                    await fleet.start_again(victim)
+
+            restarts: list[tuple[int, float, float, float]] = []
+
+            async def rolling() -> None:
+                """A third of the way through the measured time, every process in turn:
+                SIGTERM, its exit, the same command again, its getMe."""
+                if not term:
+                    return
+                await asyncio.sleep(warmup + seconds / 3)
+                for member in fleet.members:
+                    restarts.append((member.index, *await fleet.restart(member)))
+
             half = seconds / 2
             asked: dict[int, float] = {}
 
-            def reviews_made() -> int:
-                return int(con.execute("SELECT count(*) FROM reviews").fetchone()[0])
+            async def reviews_made() -> int:
+                return int(await db.value("SELECT count(*) FROM reviews"))
 
-            def window_marks() -> Window:
-                playing = con.execute(
+            async def window_marks() -> Window:
+                playing = await db.value(
                     "SELECT count(*) FROM tables WHERE status = 'playing' AND chat_id < 0"
-                ).fetchone()[0]
+                )
                 return Window(
                     time=tg.world.elapsed(),
                     clock=time.monotonic(),
-                    moves=moves(),
+                    moves=await moves(),
                     cpu=cpu_seconds(pid),
                     workers=tree_cpu(pid),
                     reaped=reaped_cpu(pid),
                     machine=machine_cpu(),
                     own=time.process_time(),
-                    reviews=reviews_made(),
+                    reviews=await reviews_made(),
                     playing=int(playing),
                     lags=len(lags),
                 )
@@ -661,19 +873,21 @@ async def main(
                 if not reviewers:
                     return
                 await asyncio.sleep(warmup)
-                windows.append(window_marks())
+                windows.append(await window_marks())
                 await asyncio.sleep(half)
-                windows.append(window_marks())
+                windows.append(await window_marks())
                 for user in reviewers:
                     asked[user.id] = tg.world.elapsed()
                     await tg.send_command(user, tg.private_chat(user), "replay")
                 await asyncio.sleep(max(0.0, stop - time.monotonic()))
-                windows.append(window_marks())
+                windows.append(await window_marks())
 
             await asyncio.gather(
                 measure(),
                 ticker(),
                 ask_reviews(),
+                failover(),
+                rolling(),
                 *(
                     player(u, group, people, table, seat)
                     for table, (group, people) in zip(table_ids, groups, strict=True)
@@ -684,9 +898,12 @@ async def main(
             elapsed = time.monotonic() - marks["began"]
             gc.enable()
             moves0, calls0 = int(marks["moves"]), int(marks["calls"])
-            cpu0, own0 = marks["cpu"], marks["own"]
-            cpu = cpu_seconds(pid) - cpu0
-            applied = moves() - moves0
+            own0 = marks["own"]
+            cpus = fleet.cpu()
+            cpu = sum(cpus.values()) - sum(cpu_marks[0].values())
+            applied = await moves() - moves0
+            costs.append(await db.costs())
+            machine.append(machine_cpu())
             measured = tg.calls[calls0:]
             calls = sum(1 for c in measured if c.method != "getUpdates")
             print(f"applied moves {applied} in {elapsed:.0f} s: {applied / elapsed:.1f} moves/s")
@@ -694,6 +911,31 @@ async def main(
                 f"bot CPU {cpu / max(applied, 1) * 1000:.1f} ms per move "
                 f"({cpu / elapsed * 100:.0f}% of one core)"
             )
+            busy, _, total = (y - x for x, y in zip(machine[0], machine[1], strict=True))
+            pg = (
+                costs[1].cpu - costs[0].cpu
+                if costs[0].cpu is not None and costs[1].cpu is not None
+                else 0.0
+            )
+            others = busy - cpu - pg - (time.process_time() - own0)
+            print(
+                f"machine {busy / total * 100:.0f}% busy; anything but the bot, its database "
+                f"and the bench: {others:.1f} s ({others / elapsed * 100:.0f}% of one core)"
+            )
+            for member in fleet.members:
+                spent = cpus[member.index] - cpu_marks[0][member.index]
+                mine = [c for c in measured if c.port == member.port]
+                polls = [c for c in mine if c.method == "getUpdates"]
+                print(
+                    f"  process {member.index}: CPU {spent:.1f} s "
+                    f"({spent / elapsed * 100:.0f}% of one core), "
+                    f"{len(mine) - len(polls)} calls, "
+                    f"{sum(1 for c in mine if c.method == 'answerCallbackQuery')} answers, "
+                    f"{len(polls)} getUpdates "
+                    f"({sum(1 for c in polls if c.error_code == 409)} answered 409)"
+                    + (f", {len(member.lives)} lives" if len(member.lives) > 1 else "")
+                )
+            report_costs(db.kind, costs[0], costs[1], applied, elapsed, cpu)
             # the bot catches up, then every hand and table must show its current state
             tg.set_faults(None)
             await asyncio.sleep(15.0)
@@ -733,6 +975,8 @@ async def main(
             print(f"  the presser's own hand:        {percentiles(felt['own hand'])}")
             print(f"  the group's table:             {percentiles(felt['group'])}")
             print(f"  never seen: {lost}")
+            unanswered = [p for p in pressed if p.time >= marks["at"] and p.answered is None]
+            print(f"  presses never answered: {why_unanswered(unanswered, tg.calls, 0.0)}")
             if flood:
                 at = marks["flood"]
                 during = [
@@ -754,6 +998,10 @@ async def main(
                     f"other tables during those 5 s {percentiles(during)}; otherwise "
                     f"{percentiles(others)}"
                 )
+            if killed:
+                await report_kill(killed, tg.calls, made, pressed, arrivals, db, marks["at"])
+            if restarts:
+                report_restarts(restarts, made, pressed, arrivals, marks["at"])
             print(
                 f"Bot API calls per move {calls / max(applied, 1):.2f} "
                 f"(answers {sum(1 for c in measured if c.method == 'answerCallbackQuery')})"
@@ -780,13 +1028,13 @@ async def main(
             print("answers:", texts)
             stale_hands = stale_tables = 0
             for table, (group, people) in zip(table_ids, groups, strict=True):
-                version, game = stored_game(table)
+                version, game = await stored_game(table)
                 if game is None:
                     continue  # finished: its end is another message
-                row = con.execute(
-                    "SELECT group_message_id FROM tables WHERE table_id = ?", (table,)
-                ).fetchone()
-                message = tg.message(group, row[0]) if row and row[0] else None
+                message_id = await db.value(
+                    "SELECT group_message_id FROM tables WHERE table_id = ?", table
+                )
+                message = tg.message(group, message_id) if message_id else None
                 lines = fingerprint(game, names[table])
                 if message is None or not all(line in (message.text or "") for line in lines):
                     stale_tables += 1
@@ -812,9 +1060,130 @@ async def main(
             print(
                 f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
             )
+            await report_sizes(db)
             if reviewers:
-                report_reviews(windows, made, arrivals, tg.calls, asked, reviews_made(), lagged)
-            await bot.stop()
+                report_reviews(
+                    windows, made, arrivals, tg.calls, asked, await reviews_made(), lagged
+                )
+
+
+async def report_kill(
+    killed: dict[str, object],
+    calls: list[ApiCall],
+    made: list[Move],
+    pressed: list[Pressed],
+    arrivals: Arrivals,
+    db: BenchDatabase,
+    began: float,
+) -> None:
+    """How the tables came through a SIGKILL."""
+    at = float(killed["at"])  # type: ignore[arg-type]
+    member = killed["member"]
+    assert isinstance(member, Member)
+    tables = set(killed["tables"])  # type: ignore[call-overload]
+    restarted = bool(killed.get("restarted"))
+    print(
+        f"SIGKILL of process {member.index} ({'the poller' if killed['poller'] else 'not polling'}"
+        f", drawing {len(tables)} tables) {at - began:.0f} s into the measured time"
+        + ("; no other process left, so started again at once" if restarted else "")
+    )
+    # a call of the killed process's may reach the server just after the kill: only a
+    # process alive then, or its own next life, counts
+    since = float(killed.get("restarted") or at)  # type: ignore[arg-type]
+    polls = [
+        c.time
+        for c in calls[int(killed["calls"]) :]  # type: ignore[call-overload]
+        if c.method == "getUpdates" and c.time > at and (c.port != member.port or c.time >= since)
+    ]
+    if killed["poller"]:
+        print(
+            ("  it polls again " if restarted else "  another process polls ")
+            + (f"{min(polls) - at:.2f} s after the kill" if polls else "never, within the run")
+            + " (the fake server's first getUpdates after it)"
+        )
+    # when the fake server got each answer (the killed process may have sent one just
+    # before it died that the bench saw just after)
+    answered_at = {
+        str(c.params.get("callback_query_id")): c.time
+        for c in reversed(calls)
+        if c.method == "answerCallbackQuery" and c.ok
+    }
+    first_answer: dict[int, float] = {}
+    for p in pressed:
+        got = answered_at.get(p.query)
+        if p.table in tables and got is not None and got > at:
+            first_answer[p.table] = min(first_answer.get(p.table, got), got)
+    stored = {
+        int(t): float(when)
+        for t, when in await db.rows(
+            "SELECT table_id, min(at) FROM actions WHERE at > ? GROUP BY table_id",
+            float(killed["wall"]),  # type: ignore[arg-type]
+        )
+        if int(t) in tables
+    }
+    wall = float(killed["wall"])  # type: ignore[arg-type]
+    print(
+        f"  its tables, from the kill to the first answered press: "
+        f"{seconds_list([v - at for v in first_answer.values()])}"
+        f" ({len(tables) - len(first_answer)} never)"
+    )
+    print(
+        f"  its tables, from the kill to the first move stored: "
+        f"{seconds_list([v - wall for v in stored.values()])}"
+        f" ({len(tables) - len(stored)} never)"
+    )
+    others = [
+        got
+        for m in made
+        if m.table not in tables and at <= m.time < at + 10
+        for got in [arrivals.hand(m.next_actor, m.time, m.version)]
+        if got is not None
+    ]
+    print(
+        f"  the other tables, press -> next actor's hand in the 10 s after: {percentiles(others)}"
+    )
+    lost = [p for p in pressed if p.time <= at + 10 and p.answered is None and p.time >= at - 30]
+    print(f"  presses around the kill never answered: {why_unanswered(lost, calls, at)}")
+
+
+def report_restarts(
+    restarts: list[tuple[int, float, float, float]],
+    made: list[Move],
+    pressed: list[Pressed],
+    arrivals: Arrivals,
+    began: float,
+) -> None:
+    """How the tables came through a rolling restart of every process."""
+    first, last = restarts[0][1], restarts[-1][3]
+    print(
+        f"rolling SIGTERM restart of {len(restarts)} process{'es' if len(restarts) > 1 else ''}, "
+        f"{first - began:.0f} s into the "
+        f"measured time, {last - first:.1f} s in all:"
+    )
+    for index, asked, exited, back in restarts:
+        print(
+            f"  process {index}: exited {exited - asked:.1f} s after SIGTERM, back (getMe) "
+            f"{back - exited:.1f} s after that"
+        )
+    until = last + 5.0
+    during = [m for m in made if first <= m.time < until]
+    felt = [
+        got
+        for m in during
+        for got in [arrivals.hand(m.next_actor, m.time, m.version)]
+        if got is not None
+    ]
+    answers = [p.answered - p.time for p in pressed if first <= p.time < until and p.answered]
+    never = sum(1 for p in pressed if first <= p.time < until and p.answered is None)
+    print(
+        f"  from the first SIGTERM until 5 s after the last start, {len(during)} moves: "
+        f"press -> next actor's hand {percentiles(felt)}"
+    )
+    print(
+        f"  the longest pause a table saw: {max([*felt, *answers], default=0.0):.2f} s "
+        f"(press -> callback answer max {max(answers, default=0.0):.2f} s); "
+        f"{never} presses never answered"
+    )
 
 
 if __name__ == "__main__":
@@ -865,9 +1234,40 @@ if __name__ == "__main__":
         metavar="NAME=VALUE",
         help="a setting of the bot's own (e.g. DURAK_COACH_WORKERS=0 for a control run)",
     )
+    parser.add_argument(
+        "--database",
+        default="",
+        metavar="URL",
+        help="run the bot on PostgreSQL: a server's postgresql:// URL, or auto (the tests' "
+        "server of $DURAK_TEST_DATABASE_URL, else a throwaway one); a database is made for "
+        "the run and dropped after it. Default: SQLite",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="start the bot N times with the same settings (PostgreSQL only)",
+    )
+    parser.add_argument(
+        "--kill",
+        choices=("poller", "owner"),
+        help="halfway through, SIGKILL the process that polls, or one that draws tables",
+    )
+    parser.add_argument(
+        "--term",
+        action="store_true",
+        help="a third of the way through, restart every process in turn with SIGTERM",
+    )
     args = parser.parse_args()
     if any("=" not in item for item in args.bot_setting):
         parser.error("--bot-setting takes NAME=VALUE")
+    if args.processes < 1:
+        parser.error("--processes takes a number from 1")
+    if args.processes > 1 and not args.database:
+        parser.error("several processes make one bot only on PostgreSQL: give --database")
+    if args.reviews and (args.processes > 1 or args.kill or args.term):
+        parser.error("--reviews measures one process that runs throughout")
     asyncio.run(
         main(
             args.tables,
@@ -881,5 +1281,9 @@ if __name__ == "__main__":
             args.flood,
             args.reviews,
             tuple(args.bot_setting),
+            args.database,
+            args.processes,
+            args.kill,
+            args.term,
         )
     )

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, from the machine's PostgreSQL binaries.
 #
-#   scripts/_postgres.sh start        start one in a new temporary folder; print its URL
+#   scripts/_postgres.sh start [-c NAME=VALUE...]   start one in a new temporary folder;
+#                                                   print its URL (the options go to the
+#                                                   server, after ours: a benchmark turns
+#                                                   fsync back on)
 #   scripts/_postgres.sh stop URL     stop the server of that URL and remove its folder
 #
 # The binaries are Debian's (/usr/lib/postgresql/*/bin, the newest) or those on PATH; when
@@ -68,7 +71,7 @@ start() {
     fi
     if ! as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c fsync=off \
-            -c full_page_writes=off -c max_connections=300" start >/dev/null; then
+            -c full_page_writes=off -c max_connections=300 $*" start >/dev/null; then
         fail "the server did not start: $(tail -n 1 "$dir/server.log" 2>/dev/null)"
     fi
     echo "postgresql://postgres@/postgres?host=$dir"
@@ -90,7 +93,7 @@ stop() {
 }
 
 case "${1:-}" in
-    start) start ;;
+    start) shift; start "$@" ;;
     stop) stop "${2:?the URL that start printed}" ;;
     *) fail "usage: $0 start | stop URL" ;;
 esac

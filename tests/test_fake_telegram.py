@@ -1129,16 +1129,122 @@ async def test_long_polling_timeout_offset_and_conflict(
     assert (await bot.get_updates(timeout=0))[0].update_id == update.update_id  # unconfirmed
     assert await bot.get_updates(offset=update.update_id + 1, timeout=0) == ()
     assert server.pending_updates == 0
-    # A second poller (PTB itself never overlaps its polls) ends the first one with 409.
-    first = asyncio.create_task(bot.get_updates(timeout=5))
-    await asyncio.sleep(0.05)
+
+
+CONFLICT_BODY = {
+    "ok": False,
+    "error_code": 409,
+    "description": "Conflict: terminated by other getUpdates request; make sure that only "
+    "one bot instance is running",
+}
+
+
+async def raw_get_updates(server: FakeTelegramServer, **params: Any) -> tuple[int, Any]:
+    """One getUpdates as a plain HTTP request: (status, JSON body)."""
     async with (
         aiohttp.ClientSession() as session,
-        session.get(f"{server.base_url}{server.token}/getUpdates") as response,
+        session.post(f"{server.base_url}{server.token}/getUpdates", json=params) as response,
     ):
-        assert (await response.json())["result"] == []
-    with pytest.raises(Conflict, match="terminated by other getUpdates request"):
-        await first
+        return response.status, await response.json()
+
+
+async def waiting_polls(server: FakeTelegramServer, count: int) -> None:
+    """Until ``count`` getUpdates calls have arrived."""
+    await server.wait_for(lambda: len(server.calls_to("getUpdates", include_pending=True)) >= count)
+
+
+async def test_a_second_long_poll_ends_the_waiting_one_and_takes_its_place(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    # PTB itself never overlaps its polls: a second poller is another process. Telegram
+    # answers the older, waiting poll 409 and lets the new one wait in its place.
+    first = asyncio.create_task(raw_get_updates(server, timeout=5))
+    await waiting_polls(server, 1)
+    second = asyncio.create_task(bot.get_updates(timeout=5))
+    assert await first == (409, CONFLICT_BODY)
+    assert not second.done()
+    ann = await server.create_user("Ann")
+    await server.start_bot(ann)
+    [update] = await second
+    assert update.message is not None and update.message.text == "/start"
+
+
+async def test_a_poll_that_returns_at_once_leaves_the_waiting_one_alone(
+    server: FakeTelegramServer, bot: Bot
+) -> None:
+    waiting = asyncio.create_task(bot.get_updates(timeout=5))
+    await waiting_polls(server, 1)
+    assert await raw_get_updates(server, timeout=0) == (200, {"ok": True, "result": []})
+    ann = await server.create_user("Ann")
+    await server.start_bot(ann)
+    assert await raw_get_updates(server, timeout=5) == (  # updates waiting: no wait
+        200,
+        {"ok": True, "result": [server.updates[-1]]},
+    )
+    [update] = await waiting  # still waiting, it got the update too
+    assert update.update_id == server.updates[-1]["update_id"]
+    assert not [c for c in server.calls_to("getUpdates") if c.error_code == 409]
+
+
+async def test_conflicts_are_paced_three_seconds_apart(server: FakeTelegramServer) -> None:
+    first = asyncio.create_task(raw_get_updates(server, timeout=10))
+    await waiting_polls(server, 1)
+    second = asyncio.create_task(raw_get_updates(server, timeout=10))
+    assert (await first)[0] == 409  # the first conflict is answered at once
+    started = time.monotonic()
+    third = asyncio.create_task(raw_get_updates(server, timeout=10))
+    assert await second == (409, CONFLICT_BODY)  # the next one 3 s late
+    assert time.monotonic() - started >= 2.9
+    assert not third.done()  # the newest poll waits on
+    third.cancel()
+
+
+async def test_set_webhook_ends_the_waiting_long_poll(server: FakeTelegramServer, bot: Bot) -> None:
+    waiting = asyncio.create_task(raw_get_updates(server, timeout=10))
+    await waiting_polls(server, 1)
+    await bot.set_webhook("http://127.0.0.1:9/hook")
+    assert await waiting == (
+        409,
+        {
+            "ok": False,
+            "error_code": 409,
+            "description": "Conflict: terminated by setWebhook request",
+        },
+    )
+    await bot.delete_webhook()
+
+
+async def test_get_updates_while_a_webhook_is_set(server: FakeTelegramServer, bot: Bot) -> None:
+    await bot.set_webhook("http://127.0.0.1:9/hook")
+    assert await raw_get_updates(server, timeout=5) == (
+        409,
+        {
+            "ok": False,
+            "error_code": 409,
+            "description": "Conflict: can't use getUpdates method while webhook is active; "
+            "use deleteWebhook to delete the webhook first",
+        },
+    )
+    await bot.delete_webhook()
+    assert await raw_get_updates(server) == (200, {"ok": True, "result": []})
+
+
+async def test_another_address_of_the_same_server_tells_its_calls_apart(
+    server: FakeTelegramServer,
+) -> None:
+    other = await server.add_address()
+    assert other != server.base_url and other.endswith("/bot")
+    ann = await started_user(server)
+    async with (
+        Bot(server.token, base_url=server.base_url) as one,
+        Bot(server.token, base_url=other) as two,
+    ):
+        await one.send_message(ann.id, "one")
+        await two.send_message(ann.id, "two")
+    by_port = {c.params["text"]: c.port for c in server.calls_to("sendMessage")}
+    assert by_port["one"] == server.port
+    assert by_port["two"] == int(other.rsplit(":", 1)[1].split("/")[0]) != server.port
+    assert [m.text for m in server.messages(ann.id, from_bot=True)] == ["one", "two"]
 
 
 async def test_webhook_delivery_with_secret(server: FakeTelegramServer, bot: Bot) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from .errors import (
     BLOCKED_BY_USER,
@@ -22,6 +22,7 @@ from .errors import (
     MESSAGE_TO_EDIT_NOT_FOUND,
     MESSAGE_TOO_LONG,
     QUERY_TOO_OLD,
+    SET_WEBHOOK_CONFLICT,
     THREAD_NOT_FOUND,
     TOPIC_CLOSED,
     WEBHOOK_CONFLICT,
@@ -67,6 +68,9 @@ LIVE_CLOCKS_SINCE = (9, 5)
 
 #: A photo's caption: "0-1024 characters after entities parsing" (Bot API, sendPhoto).
 MAX_CAPTION_LENGTH = 1024
+#: Seconds after a 409 of getUpdates within which another is answered that late, not at
+#: once (telegram-bot-api's Client::fail_query_conflict: 3.0; real time, not scaled).
+CONFLICT_PACE = 3.0
 #: A bot may delete a message only within this many seconds of its sending.
 DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
@@ -163,6 +167,7 @@ class BotApi:
         self.on_webhook_change = on_webhook_change
         self.closing = False
         self._poll_generation = 0
+        self._next_conflict = float("-inf")
         self._handlers: dict[str, tuple[str, Handler]] = {}
         for name in (
             "getMe",
@@ -392,12 +397,22 @@ class BotApi:
         return True
 
     async def _get_updates(self, p: Params) -> Any:
+        # As telegram-bot-api answers (tdlib/telegram-bot-api, telegram-bot-api/Client.cpp,
+        # the server behind api.telegram.org: process_get_updates_query, do_get_updates,
+        # abort_long_poll, fail_query_conflict), and the Bot API's getUpdates: "This method
+        # will not work if an outgoing webhook is set up" (core.telegram.org/bots/api):
+        # * with a webhook set, 409 WEBHOOK_CONFLICT at once;
+        # * one long poll waits per token. A call that is going to wait itself (a timeout,
+        #   and nothing to return yet) ends the one waiting with 409 GET_UPDATES_CONFLICT
+        #   and waits in its place: the *older* poll is terminated, the new one proceeds.
+        #   A call that returns at once (updates waiting, or timeout 0) leaves it waiting;
+        # * setWebhook ends the waiting poll with 409 SET_WEBHOOK_CONFLICT;
+        # * 409s are paced: one at once, then none sooner than 3 s after it; a conflict in
+        #   those 3 s is answered 3 s late (two pollers fighting each see a 409 at most
+        #   every few seconds).
         world = self.world
         if world.webhook is not None:
-            raise conflict(WEBHOOK_CONFLICT)
-        self._poll_generation += 1
-        generation = self._poll_generation
-        world.notifier.notify()  # an older long poll now ends with 409
+            await self._conflict(WEBHOOK_CONFLICT)
         offset = p.integer("offset")
         if offset:
             world.queue.confirm(offset)
@@ -406,12 +421,20 @@ class BotApi:
             world.queue.allowed = [str(kind) for kind in allowed]
         limit = p.integer("limit") or 100
         timeout = p.number("timeout") or 0.0
+        batch = world.queue.take(limit)
+        if batch or timeout <= 0 or self.closing:
+            return batch
+        self._poll_generation += 1
+        generation = self._poll_generation
+        world.notifier.notify()  # the long poll waiting until now ends with 409
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             event = world.notifier.current()
             if self._poll_generation != generation:
-                raise conflict(GET_UPDATES_CONFLICT)
+                await self._conflict(GET_UPDATES_CONFLICT)
+            if world.webhook is not None:
+                await self._conflict(SET_WEBHOOK_CONFLICT)
             if self.closing:
                 return []
             batch = world.queue.take(limit)
@@ -421,6 +444,17 @@ class BotApi:
             if remaining <= 0:
                 return []
             await world.notifier.wait(event, remaining)
+
+    async def _conflict(self, text: str) -> NoReturn:
+        """Raise 409 "Conflict: ``text``": at once if none was answered in the last
+        ``CONFLICT_PACE`` seconds, else that many seconds late (telegram-bot-api's
+        fail_query_conflict)."""
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._next_conflict:
+            self._next_conflict = loop.time() + CONFLICT_PACE
+        else:
+            await asyncio.sleep(CONFLICT_PACE)
+        raise conflict(text)
 
     async def _set_webhook(self, p: Params) -> Any:
         url = p.string("url") or ""

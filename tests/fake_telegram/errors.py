@@ -38,6 +38,8 @@ WEBHOOK_CONFLICT = (
     "can't use getUpdates method while webhook is active; use deleteWebhook to delete "
     "the webhook first"
 )
+#: A long poll that was waiting when setWebhook set a webhook.
+SET_WEBHOOK_CONFLICT = "terminated by setWebhook request"
 
 
 class ApiError(Exception):

@@ -342,6 +342,8 @@ class ApiCall:
     #: The method took effect on the server: every ok call, and a faulted call carried
     #: out before its fault (then ``result`` is what the bot never got).
     applied: bool = False
+    #: The server's port the call came in on: ``port``, or one that ``add_address`` opened.
+    port: int | None = None
 
     @property
     def chat_id(self) -> Any:

@@ -115,6 +115,18 @@ class FakeTelegramServer(Simulation, Inspection):
         self._runner = runner
         self.port = int(runner.addresses[0][1])
 
+    async def add_address(self) -> str:
+        """Another base URL of this same server (in ``base_url``'s form), on a port of its
+        own. A call that comes in through it has that port as its ``ApiCall.port``: give
+        each of several bot processes its own, and their calls are told apart. Nothing
+        else differs (Telegram has no such thing; it is for inspection only)."""
+        if self._runner is None:
+            raise RuntimeError("the server is not started")
+        known = {address[1] for address in self._runner.addresses}
+        await web.TCPSite(self._runner, self._host, 0).start()
+        [port] = {address[1] for address in self._runner.addresses} - known
+        return f"http://{self._host}:{port}/bot"
+
     async def stop(self) -> None:
         """Stop listening; pending long polls return at once."""
         self.api.closing = True
@@ -285,6 +297,9 @@ class FakeTelegramServer(Simulation, Inspection):
         except ApiError as error:
             return self._error(error)
         call = ApiCall(method=method, params=params, time=self.world.elapsed())
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        if sockname:
+            call.port = int(sockname[1])
         self.world.calls.append(call)
         polling = method.lower() == "getupdates"
         if not polling:
