@@ -19,8 +19,21 @@ order the games finished):
 - A game of humans only moves each player's rating in its group and his overall rating.
 
 The model is openskill's Weng-Lin PlackettLuce: each rating is a skill ``mu`` with an
-uncertainty ``sigma``. It is shown as one number on an Elo-like scale, the conservative
-estimate ``mu - 3 sigma`` (openskill's ordinal) mapped by :func:`shown`.
+uncertainty ``sigma``. A game is given to it as what happened: one player (one team) was
+picked out as the durak, and the others are left tied. Plackett-Luce ranks by picking the
+first place out of everyone, then the next out of those left, so the game is ranked from
+the durak's end, on the skill at losing (``-mu``): the durak first, everyone else tied
+second. Ranked the other way round (everyone tied first, the durak last), openskill folds
+the tie of the n - 1 winners into the first pick, which then says only that one of the
+winners came first: the durak of six equals lost 0.5 of mu instead of 2.5, so the games
+of many players, most of a group's, hardly moved anyone, and the ratings ordered players
+far worse than the tally of their results did (bench/ratings.py, README "Benchmarks").
+With two players, or two teams, both ways are the same. The model's settings are
+openskill's own (``beta`` 25/6, a newcomer's ``sigma`` 25/3, ``tau`` 25/300): other ones
+changed the order found after 30 games by less than seeds do (README "Benchmarks").
+
+A rating is shown as one number on an Elo-like scale, the conservative estimate
+``mu - 3 sigma`` (openskill's ordinal) mapped by :func:`shown`.
 """
 
 from __future__ import annotations
@@ -103,16 +116,17 @@ NEWCOMER: Final = Skill(MU, SIGMA)
 """Everyone's rating before his first counted game in a scope."""
 
 COMPUTER_SKILLS: Final[Mapping[str, Skill]] = {
-    # Calibrated by bench/ratings.py (--only calibrate): the three levels played 240 seeded
-    # podkidnoy games against each other, every lineup of two or three different levels
-    # with the seats rotated (the hard level searching to the end), each level rated as one
-    # player by this model from a newcomer's rating. Each level's mu at the end, shifted
-    # by +2.82 so that `normal` sits at a newcomer's mu (a player new to the bot is taken
-    # to be as good as the normal computer), and the sigma it ended with. In those games
-    # easy was durak in 88% of its seats, normal in 36%, hard in 6%.
-    "easy": Skill(8.75, 3.10),
-    "normal": Skill(25.0, 2.42),
-    "hard": Skill(32.56, 2.52),
+    # Calibrated by bench/ratings.py (--only calibrate --calibrate-games 240): the three
+    # levels played 240 seeded podkidnoy games against each other, every lineup of two or
+    # three different levels with the seats rotated (the hard level searching to the end),
+    # each level rated as one player by this model from a newcomer's rating. Each level's
+    # mu at the end, shifted by -2.42 so that `normal` sits at a newcomer's mu (a player
+    # new to the bot is taken to be as good as the normal computer), and the sigma it
+    # ended with. In those games easy was durak in 88% of its seats, normal in 36%, hard
+    # in 6%.
+    "easy": Skill(10.54, 2.82),
+    "normal": Skill(25.0, 2.31),
+    "hard": Skill(32.59, 2.48),
 }
 """The fixed ratings of the computer levels: opponents in games against the computer,
 which never change."""
@@ -216,6 +230,12 @@ def _rating(skill: Skill) -> PlackettLuceRating:
     return PlackettLuceRating(skill.mu, skill.sigma)
 
 
+def _loser_rating(skill: Skill) -> PlackettLuceRating:
+    """The rating as the model's ranking from the durak's end sees it: the skill at losing,
+    ``-mu`` (the uncertainty is the same)."""
+    return PlackettLuceRating(-skill.mu, skill.sigma)
+
+
 def computer_skill(level: str | None) -> Skill:
     """The fixed rating of a computer level (an unknown level plays as ``normal``)."""
     return COMPUTER_SKILLS.get(level or "", COMPUTER_SKILLS["normal"])
@@ -231,7 +251,8 @@ def rate(game: FinishedGame, skills: Mapping[tuple[int, int], Skill]) -> list[Ch
     order = sorted(set(side_of))
     members = {side: [s for s in range(n) if side_of[s] == side] for side in order}
     lost = {side: any(s in game.durak_seats for s in members[side]) for side in order}
-    ranks = [0.0 if game.draw or not lost[side] else 1.0 for side in order]
+    # read from the durak's end: his side is picked first, the others tie behind it
+    ranks = [0.0 if lost[side] and not game.draw else 1.0 for side in order]
     teamed = len(order) < n
     changes: list[Change] = []
     for scope in game_scopes(game):
@@ -242,7 +263,7 @@ def rate(game: FinishedGame, skills: Mapping[tuple[int, int], Skill]) -> list[Ch
                 return computer_skill(who.ai)
             return skills.get((scope, who.user_id), NEWCOMER)
 
-        teams = [[_rating(before(s)) for s in members[side]] for side in order]
+        teams = [[_loser_rating(before(s)) for s in members[side]] for side in order]
         rated = _model().rate(teams, ranks=list(ranks))
         for t, side in enumerate(order):
             for k, seat in enumerate(members[side]):
@@ -258,7 +279,7 @@ def rate(game: FinishedGame, skills: Mapping[tuple[int, int], Skill]) -> list[Ch
                         side=side if teamed else None,
                         lost=lost[side] and not game.draw,
                         before=before(seat),
-                        after=Skill(after.mu, after.sigma),
+                        after=Skill(-after.mu, after.sigma),
                     )
                 )
     return changes

@@ -62,6 +62,24 @@ def test_free_for_all_everyone_but_the_durak_ties_first() -> None:
     assert [changes[u].lost for u in (1, 2, 3, 4)] == [False, False, True, False]
 
 
+def test_a_big_table_tells_about_its_durak_as_much_as_a_small_one() -> None:
+    # Being the worst of six says at least as much about a player as being the worse of
+    # two: the durak of six equals drops about as far as the durak of two, and the five
+    # who escaped share what he lost. (Ranked with the winners tied first, the model took
+    # the six-player game for a fifth of a two-player one: 0.5 of mu against 2.6.)
+    def durak_loss(n: int) -> tuple[float, float]:
+        changes = in_scope(rate(game(people(n), (n - 1,)), {}), GROUP)
+        lost = NEWCOMER.mu - changes[n].after.mu
+        gained = sum(changes[u].after.mu - NEWCOMER.mu for u in range(1, n))
+        return lost, gained
+
+    two, _ = durak_loss(2)
+    for n in (4, 6):
+        lost, gained = durak_loss(n)
+        assert lost > 0.9 * two
+        assert gained == pytest.approx(lost, rel=0.01)
+
+
 def test_the_durak_is_last_whoever_he_is() -> None:
     strong = Skill(35.0, 2.0)
     skills = {(GROUP, 1): strong}
