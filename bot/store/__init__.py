@@ -28,12 +28,14 @@ from bot.store.errors import (
     SchemaTooNewError,
     StaleVersionError,
     StoreError,
+    StoreUnavailable,
     TableNotFoundError,
     WrongStatusError,
 )
 from bot.store.migrations import LATEST_VERSION, MIGRATIONS
 from bot.store.models import (
     DAY,
+    SHARDS,
     UNSET,
     ActionRow,
     ChatRow,
@@ -49,6 +51,7 @@ from bot.store.models import (
     TallyRow,
     Unset,
     UserRow,
+    shard_of,
 )
 from bot.store.opening import Opening
 from bot.store.sqlite import SqliteStore
@@ -62,6 +65,7 @@ __all__ = [
     "LATEST_VERSION",
     "MIGRATIONS",
     "PATH_ENV",
+    "SHARDS",
     "SYNC_ENV",
     "UNSET",
     "URL_ENV",
@@ -80,6 +84,7 @@ __all__ = [
     "StatsOrder",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "TableNotFoundError",
     "TableRow",
     "TableStatus",
@@ -92,6 +97,7 @@ __all__ = [
     "resolve_path",
     "resolve_synchronous",
     "resolve_url",
+    "shard_of",
 ]
 
 

@@ -74,12 +74,22 @@ def seed_v4(db: sqlite3.Connection) -> None:
     db.execute("INSERT INTO bot_state VALUES ('menus', '{\"en\": \"ab12\"}', 32.0)")
 
 
+def seed_v5(db: sqlite3.Connection) -> None:
+    """A database as version 5 left it: version 4's data and two kept updates, one done."""
+    seed_v4(db)
+    db.execute(
+        "INSERT INTO inbox VALUES (600, '{\"update_id\": 600}', 33.0, 34.0), "
+        "(601, '{\"update_id\": 601}', 33.5, NULL)"
+    )
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
     2: seed_v2,
     3: seed_v3,
     4: seed_v4,
+    5: seed_v5,
 }
 
 
@@ -162,6 +172,12 @@ async def check_upgraded(store: Store, version: int) -> None:
     assert await store.get_state("menus") == kept
     await store.set_state("menus", "{}")
     assert await store.get_state("menus") == "{}"
+    # Version 6 gave each kept update its shard: those kept before are shard 0's.
+    if version >= 5:
+        pending = [KeptUpdate(601, '{"update_id": 601}', 0)]
+        assert await store.pending_updates() == pending
+        assert await store.pending_updates([0]) == pending
+        assert await store.pending_updates([1, 2]) == []
 
 
 async def check_v1_data(store: Store) -> None:
