@@ -1,0 +1,1 @@
+"""Several bot processes on one PostgreSQL database, one token: one bot."""
