@@ -91,6 +91,14 @@ class Store(Protocol):
         """The table, or None."""
         ...
 
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        ...
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game."""
+        ...
+
     async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
         """Every table with a game in progress (in ``shards`` only, if given:
         :func:`~bot.store.models.shard_of` its chat)."""

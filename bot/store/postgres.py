@@ -101,6 +101,9 @@ UNAVAILABLE: Final[tuple[type[BaseException], ...]] = (
 
 INBOX_CHANNEL: Final = "durak_inbox"
 """Told the shards (``3,17``) of updates kept or handed over: their holders look at once."""
+TABLES_CHANNEL: Final = "durak_tables"
+"""Told a shard whose running tables changed hands between chats (a group became a
+supergroup of another shard): its holder loads those it has not."""
 ROWS_CHANNEL: Final = "durak_rows"
 """Told each chat (``c:<id>``) and user (``u:<id>``) row written: every process's cache of
 it is out of date (:meth:`PostgresStore.row_changed`)."""
@@ -210,6 +213,16 @@ class PostgresStore:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        """The pool of connections (for what runs beside the store on the same database:
+        :mod:`bot.cluster`)."""
+        return self._pool
+
+    async def connection(self) -> asyncpg.Connection:
+        """A connection of its own to the database, outside the pool (one that listens)."""
+        return await asyncpg.connect(self._url, server_settings={"application_name": "durak-bot"})
 
     @property
     def path(self) -> str:
@@ -504,6 +517,21 @@ class PostgresStore:
             f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = $1", (table_id,)
         )
         return _table_row(rows[0]) if rows else None
+
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        rows = await self._fetch("SELECT chat_id FROM tables WHERE table_id = $1", (table_id,))
+        return int(rows[0][0]) if rows else None
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game,
+        by table id."""
+        rows = await self._fetch(
+            "SELECT table_id, chat_id FROM tables WHERE status = 'playing' AND seats LIKE $1 "
+            "ORDER BY table_id",
+            (f'%"user_id":{int(user_id)},%',),
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
 
     async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
         """Every table with a game in progress (in ``shards`` only, if given), by id: what

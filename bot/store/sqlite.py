@@ -537,6 +537,21 @@ class SqliteStore:
         )
         return _table_row(rows[0]) if rows else None
 
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        rows = await self._fetch("SELECT chat_id FROM tables WHERE table_id = ?", (table_id,))
+        return int(rows[0][0]) if rows else None
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game,
+        by table id."""
+        rows = await self._fetch(
+            "SELECT table_id, chat_id FROM tables WHERE status = 'playing' AND seats LIKE ? "
+            "ORDER BY table_id",
+            (f'%"user_id":{int(user_id)},%',),
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
     async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
         """Every table with a game in progress (in ``shards`` only, if given), by id: what
         start-up loads."""

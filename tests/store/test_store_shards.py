@@ -8,7 +8,7 @@ import asyncio
 import asyncpg
 import pytest
 from store_backends import Database, PostgresDatabase
-from store_helpers import playing_table
+from store_helpers import ALICE, BORIS, VERA, playing_table
 
 from bot.store import SHARDS, KeptUpdate, Store, StoreUnavailable, UserRow, shard_of
 from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, PostgresStore
@@ -135,3 +135,16 @@ async def test_a_server_gone_is_unavailable_and_comes_back(
         except StoreUnavailable:
             continue
     assert found[6].name == "Cid"
+
+
+async def test_a_tables_chat_and_a_players_running_tables_are_read_alone(store: Store) -> None:
+    first = await playing_table(store, chat_id=-100, seats=(ALICE, BORIS))
+    second = await playing_table(store, chat_id=-200, seats=(VERA, ALICE))
+    await store.create_table(-300, rules="{}", seats=(ALICE,))  # a lobby: no game runs
+    assert await store.table_chat(second.table_id) == -200
+    assert await store.table_chat(999) is None
+    alice = ALICE.user_id
+    assert alice is not None
+    expected = [(first.table_id, -100), (second.table_id, -200)]
+    assert await store.playing_tables_of(alice) == expected
+    assert await store.playing_tables_of(alice * 10 + 1) == []  # no prefix of another id
