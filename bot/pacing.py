@@ -221,7 +221,7 @@ class Pacer(BaseRateLimiter[int]):
         self._since_sweep = 0
         self.shared: SharedBudget | None = None
         """Budgets shared with other processes (several processes on one database): a
-        request to such a chat also waits for its shared slot."""
+        request to such a chat also waits for its shared slot, just before it goes."""
         self._pauses: set[asyncio.Task[None]] = set()
 
     @property
@@ -290,6 +290,11 @@ class Pacer(BaseRateLimiter[int]):
         await self._acquire(self._budget(chat), priority)
         if self._overall is not None:
             await self._acquire(self._overall, priority)
+
+    async def _shared_slot(self, chat: int | str) -> None:
+        """A request is about to go to ``chat``: if other processes may write there too,
+        wait for the chat's shared slot (taken only for a request that goes: a budget
+        acquired for content that turned out unchanged costs the database nothing)."""
         shared = self.shared
         if shared is not None and isinstance(chat, int) and shared.shared(chat):
             wait = await shared.reserve(chat)
@@ -403,6 +408,9 @@ class Pacer(BaseRateLimiter[int]):
             if counted and not (prepaid and attempts == 0):
                 assert chat is not None
                 await self.acquire(chat, priority)
+            if counted and self.shared is not None:
+                assert chat is not None
+                await self._shared_slot(chat)
             try:
                 if self.sent is not None and endpoint == "sendMessage" and isinstance(chat, int):
                     return await self._noted(chat, callback, args, kwargs)

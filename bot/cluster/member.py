@@ -470,7 +470,10 @@ class Member:
             self._connecting = False
 
     def _on_inbox(self, conn: object, pid: int, channel: str, payload: str) -> None:
-        if any(s.isdigit() and int(s) in self._ready for s in payload.split(",")):
+        if self._store.told_by_me(payload):
+            return  # kept here: those of a shard held here are handled here already
+        shards = payload.rpartition(":")[0].split(",")
+        if any(s.isdigit() and int(s) in self._ready for s in shards):
             self._look_wake.set()
 
     def _on_members(self, conn: object, pid: int, channel: str, payload: str) -> None:

@@ -100,13 +100,21 @@ UNAVAILABLE: Final[tuple[type[BaseException], ...]] = (
 :class:`~bot.store.errors.StoreUnavailable` to the store's callers."""
 
 INBOX_CHANNEL: Final = "durak_inbox"
-"""Told the shards (``3,17``) of updates kept or handed over: their holders look at once."""
+"""Told the shards of updates kept or handed over, and which store kept them
+(``3,17:<tag>``): their holders look at once (:meth:`PostgresStore.told_by_me`)."""
 TABLES_CHANNEL: Final = "durak_tables"
 """Told a shard whose running tables changed hands between chats (a group became a
 supergroup of another shard): its holder loads those it has not."""
 ROWS_CHANNEL: Final = "durak_rows"
 """Told each chat (``c:<id>``) and user (``u:<id>``) row written: every process's cache of
 it is out of date (:meth:`PostgresStore.row_changed`)."""
+
+
+async def _as_it_is(conn: asyncpg.Connection) -> None:
+    """A connection goes back to the pool as it is: the store leaves no session state on one
+    (no ``SET`` outside a transaction, no ``LISTEN``, advisory locks released), so asyncpg's
+    reset query, a round trip after every query, is not needed. (An open transaction is
+    still rolled back by the pool itself.)"""
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable:
@@ -181,6 +189,7 @@ class PostgresStore:
             max_size=connections,
             timeout=connect_timeout,
             server_settings={"application_name": "durak-bot"},
+            reset=_as_it_is,
         )
         try:
             async with pool.acquire() as conn:
@@ -238,6 +247,10 @@ class PostgresStore:
 
     def _told(self, row: str) -> str:
         return f"{row}:{self._tag}"
+
+    def told_by_me(self, payload: str) -> bool:
+        """Whether a notification came from this store's own write (its tag ends it)."""
+        return payload.rpartition(":")[2] == self._tag
 
     def row_changed(self, payload: str) -> None:
         """Another process wrote a chat or user row (a :data:`ROWS_CHANNEL` notification):
@@ -998,8 +1011,8 @@ class PostgresStore:
             "FROM unnest($1::bigint[], $2::text[], $4::int[]) WITH ORDINALITY "
             "AS u(update_id, body, shard, n) "
             "ORDER BY u.n ON CONFLICT (update_id) DO NOTHING RETURNING update_id, shard), "
-            "told AS (SELECT pg_notify($5, string_agg(DISTINCT shard::text, ',')) FROM kept "
-            "HAVING count(*) > 0) "
+            "told AS (SELECT pg_notify($5, string_agg(DISTINCT shard::text, ',') || ':' || $6) "
+            "FROM kept HAVING count(*) > 0) "
             "SELECT update_id FROM kept LEFT JOIN told ON true",
             (
                 [u.update_id for u in updates],
@@ -1007,6 +1020,7 @@ class PostgresStore:
                 self._clock(),
                 [u.shard for u in updates],
                 INBOX_CHANNEL,
+                self._tag,
             ),
         )
         return sorted(int(r[0]) for r in rows)
@@ -1031,8 +1045,8 @@ class PostgresStore:
         rows = await self._write_one(
             "WITH moved AS (UPDATE inbox SET shard = $1 WHERE update_id = $2 "
             "AND done_at IS NULL RETURNING update_id) "
-            "SELECT update_id, pg_notify($3, $1::text) FROM moved",
-            (shard, update_id, INBOX_CHANNEL),
+            "SELECT update_id, pg_notify($3, $1::text || ':' || $4) FROM moved",
+            (shard, update_id, INBOX_CHANNEL, self._tag),
         )
         return bool(rows)
 

@@ -95,12 +95,15 @@ class Cluster:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            rows = await fetch(
-                self.url,
-                "SELECT owner, count(*) FROM shard_leases "
-                "WHERE shard >= 0 AND owner IS NOT NULL "
-                "AND expires_at > extract(epoch FROM now()) GROUP BY owner",
-            )
+            try:
+                rows = await fetch(
+                    self.url,
+                    "SELECT owner, count(*) FROM shard_leases "
+                    "WHERE shard >= 0 AND owner IS NOT NULL "
+                    "AND expires_at > extract(epoch FROM now()) GROUP BY owner",
+                )
+            except asyncpg.UndefinedTableError:
+                rows = []  # not migrated yet
             counts = sorted(r[1] for r in rows)
             share = -(-64 // members)
             if len(counts) == members and sum(counts) == 64 and counts[-1] <= share:

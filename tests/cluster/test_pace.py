@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from bot.cluster.pace import SharedBudgets
-from bot.pacing import Pacer, Pacing
+from bot.pacing import Pacer, Pacing, Priority, paced
 
 PACING = Pacing(private_interval=1.0, private_burst=3, group_interval=4.0, group_burst=5)
 
@@ -81,13 +81,26 @@ class Recorder:
         self.paused.append((chat_id, seconds))
 
 
-async def test_the_pacer_waits_for_the_shared_slot_of_a_private_chat_only() -> None:
+async def request(pacer: Pacer, chat: int, endpoint: str = "editMessageText") -> None:
+    """One request through the pacer, as PTB makes it."""
+
+    async def call(*args: object, **kwargs: object) -> bool:
+        return True
+
+    await pacer.process_request(call, (), {}, endpoint, {"chat_id": chat, "text": "x"}, None)
+
+
+async def test_a_request_to_a_private_chat_waits_for_its_shared_slot() -> None:
     pacer = Pacer(PACING)
     shared = Recorder(wait=0.0)
     pacer.shared = shared
-    await pacer.acquire(42)
-    await pacer.acquire(-100123)
-    assert shared.reserved == [42]
+    await request(pacer, 42)
+    await request(pacer, -100123)
+    await request(pacer, 42, "answerCallbackQuery")
+    with paced(Priority.URGENT, prepaid=True):  # its chat's budget spent before
+        await request(pacer, 43)
+    await pacer.acquire(44)  # a budget acquired for nothing sent takes no shared slot
+    assert shared.reserved == [42, 43]
     pacer.pause(42, 7.0)
     pacer.pause(-100123, 7.0)
     await asyncio.sleep(0)
@@ -97,7 +110,7 @@ async def test_the_pacer_waits_for_the_shared_slot_of_a_private_chat_only() -> N
 async def test_a_slot_taken_elsewhere_delays_the_request_here() -> None:
     pacer = Pacer(PACING)
     pacer.shared = Recorder(wait=1_000.0)
-    acquired = asyncio.ensure_future(pacer.acquire(42))
+    sent = asyncio.ensure_future(request(pacer, 42))
     await asyncio.sleep(0.05)
-    assert not acquired.done(), "waits for the slot the database gave"
-    acquired.cancel()
+    assert not sent.done(), "waits for the slot the database gave"
+    sent.cancel()

@@ -79,12 +79,18 @@ async def test_the_shards_given_updates_are_told_when_they_commit(
 ) -> None:
     conn, heard = await listen(postgres.url, INBOX_CHANNEL)
     try:
+        assert isinstance(store, PostgresStore)
         await store.keep_updates([kept(1, 3), kept(2, 5), kept(3, 3)])
-        assert sorted((await asyncio.wait_for(heard.get(), 5)).split(",")) == ["3", "5"]
+        told = await asyncio.wait_for(heard.get(), 5)
+        shards, _, _ = told.partition(":")
+        assert sorted(shards.split(",")) == ["3", "5"] and store.told_by_me(told)
         await store.keep_updates([kept(1, 3)])  # nothing new: nobody told
         await store.forward_update(2, 8)
-        assert await asyncio.wait_for(heard.get(), 5) == "8"
+        told = await asyncio.wait_for(heard.get(), 5)
+        assert told.startswith("8:") and store.told_by_me(told)
         assert heard.empty()
+        async with PostgresStore.open(postgres.url, connections=1) as other:
+            assert not other.told_by_me(told)
     finally:
         await conn.close()
 
