@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
-from e2e.harness import Table
+from e2e.harness import Table, callback_buttons
 from fake_telegram import FakeTelegramServer, Limits
 
 from bot.cluster.leases import TTL
@@ -152,4 +152,43 @@ async def test_three_processes_play_on_across_a_restart_of_postgresql(
                 assert " ERROR " not in bot.output and "Traceback" not in bot.output, bot.output
         finally:
             await db.close()
+            await cluster.close()
+
+
+async def test_a_player_gets_his_cards_again_from_whichever_process_holds_his_table(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            creator = await tg.create_user("Ann", language_code="en")
+            group = await tg.create_group("Friends", members=[creator], creator=creator)
+            holder = await cluster.holder(group.id)
+            # a player whose private chat is the other process's
+            while True:
+                player = await tg.create_user("Bob", language_code="en")
+                if await cluster.holder(player.id) is not holder:
+                    break
+            await tg.add_member(group, player)
+            table = Table(tg, [creator, player], group)
+            await table.seat_everyone()
+            before = table.hand(player)
+            assert before is not None
+            asked = await tg.send_command(player, tg.private_chat(player), "hand")
+            again = await tg.wait_for_message(
+                tg.private_chat(player),
+                lambda m: m.message_id > asked.message_id and bool(callback_buttons(m)),
+                timeout=20,
+            )
+            assert callback_buttons(again) == callback_buttons(before), "the same hand, anew"
+            await tg.wait_for(lambda: tg.message(before.chat_id, before.message_id).deleted, 10)
+            db = Reader(postgres_url)
+            try:
+                await finish(table, db, random.Random(8))
+            finally:
+                await db.close()
+            await check_the_end(tg, postgres_url, [table])
+        finally:
             await cluster.close()
