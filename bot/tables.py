@@ -148,6 +148,26 @@ class TableService:
         await self._recall(live)
         return live
 
+    async def peek(self, table_id: int) -> Live | None:
+        """The table as the store has it now, held here or not, with its recent moves: to
+        look at (another process's table shown on a page here), never to change; it is not
+        kept in memory."""
+        live = self._tables.get(table_id)
+        if live is not None:
+            return live
+        row = await self._store.get_table(table_id)
+        if row is None:
+            return None
+        game = None
+        if row.game is not None:
+            try:
+                game = Game.from_json(row.game)
+            except InvalidState:
+                log.exception("table %s: saved game unreadable", row.table_id)
+        live = Live(row=row, rules=_parse_rules(row.rules), game=game, deadline=row.deadline)
+        await self._recall(live)
+        return live
+
     def _adopt(self, row: TableRow) -> Live:
         game = None
         if row.game is not None:

@@ -35,10 +35,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dtm
+import json
 import logging
 import time
 import uuid
-from collections.abc import Collection, Coroutine
+from collections.abc import Callable, Collection, Coroutine
 from typing import TYPE_CHECKING, Any, Final
 
 import asyncpg
@@ -56,6 +57,7 @@ from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, TABLES_CHANNEL, Post
 if TYPE_CHECKING:
     from bot.presenter import Presenter
     from bot.runtime import Runtime
+    from bot.tables import TableService
 
 __all__ = ["DRAIN", "Member"]
 
@@ -74,6 +76,13 @@ CUT_OFF: Final = 30.0
 """Seconds past its lease after which a process that cannot reach the database stops
 polling (the others may have taken polling over)."""
 POLL_TIMEOUT: Final = 10.0
+ASK_TIMEOUT: Final = 15.0
+"""Seconds a process waits for another's answer (longer than a takeover takes)."""
+REPLIES_CHANNEL: Final = "durak_replies"
+"""Told the answers to what one process asked another (``<reply id> <json>``)."""
+
+Listener = Callable[[Any, int, str, str], None]
+"""A notification's callback: (connection, server pid, channel, payload)."""
 """Seconds of each long poll (``getUpdates``)."""
 
 
@@ -122,6 +131,8 @@ class Member:
         self._failing = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self._loops: list[asyncio.Task[None]] = []
+        self._listeners: dict[str, Listener] = {}
+        self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._pruned = 0.0
         self.taken_over = 0
         """Running tables taken over so far (for the logs and the tests)."""
@@ -135,6 +146,20 @@ class Member:
     def ready(self, shard: int) -> bool:
         """Whether the updates of ``shard`` are handled here."""
         return shard in self._ready
+
+    def holds_table(self, table_id: int) -> bool:
+        """Whether a table is held here and in memory (its changes are seen here first)."""
+        return self._rt.tables.cached(table_id) is not None
+
+    @property
+    def store(self) -> PostgresStore:
+        """The database the members share."""
+        return self._store
+
+    @property
+    def tables(self) -> TableService:
+        """This process's table service."""
+        return self._rt.tables
 
     @property
     def shards(self) -> list[int]:
@@ -462,6 +487,9 @@ class Member:
             await conn.add_listener(MEMBERS_CHANNEL, self._on_members)
             await conn.add_listener(ROWS_CHANNEL, self._on_rows)
             await conn.add_listener(TABLES_CHANNEL, self._on_tables)
+            await conn.add_listener(REPLIES_CHANNEL, self._on_replies)
+            for channel, callback in self._listeners.items():
+                await conn.add_listener(channel, callback)
             self._listener = conn
             self._look_wake.set()  # what was told while nobody listened
         except _CONNECTION_ERRORS as exc:
@@ -485,6 +513,48 @@ class Member:
         chat = rest.partition(":")[0]
         if kind == "c" and chat.lstrip("-").isdigit():
             self.router.chat_moved(int(chat))
+
+    def listen(self, channel: str, callback: Listener) -> None:
+        """Have ``callback`` told of every notification on ``channel`` from now on."""
+        self._listeners[channel] = callback
+        conn = self._listener
+        if conn is not None and not conn.is_closed():
+            self._spawn(conn.add_listener(channel, callback))
+
+    async def ask(
+        self, kind: str, table: int, shard: int, *, timeout: float = ASK_TIMEOUT, **data: Any
+    ) -> dict[str, Any] | None:
+        """Ask the holder of ``table`` (of ``shard``) to do ``kind`` with ``data``, through the
+        inbox, and wait for its answer (:meth:`answer`); None if none came in time (the
+        request stays kept: its holder may still carry it out)."""
+        reply = uuid.uuid4().hex
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asked[reply] = future
+        try:
+            await self.inbox.relay(kind, table, shard, reply=reply, **data)
+            return await asyncio.wait_for(future, timeout)
+        except (TimeoutError, StoreError) as exc:
+            log.info("cluster: %s at table %s got no answer: %s", kind, table, exc or "in time")
+            return None
+        finally:
+            self._asked.pop(reply, None)
+
+    async def answer(self, reply: object, content: dict[str, Any]) -> None:
+        """Answer what another process asked (:meth:`ask`) under ``reply``."""
+        if not isinstance(reply, str):
+            return
+        payload = f"{reply} {json.dumps(content, ensure_ascii=False, separators=(',', ':'))}"
+        with contextlib.suppress(StoreError, *_CONNECTION_ERRORS):
+            await self._store.pool.execute("SELECT pg_notify($1, $2)", REPLIES_CHANNEL, payload)
+
+    def _on_replies(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        reply, _, body = payload.partition(" ")
+        future = self._asked.get(reply)
+        if future is not None and not future.done():
+            try:
+                future.set_result(json.loads(body))
+            except ValueError:
+                log.warning("cluster: an answer unreadable: %.200r", body)
 
     def _on_tables(self, conn: object, pid: int, channel: str, payload: str) -> None:
         if payload.isdigit() and int(payload) in self._ready:

@@ -115,7 +115,12 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     if rt.webapp is not None:
         from bot.webapp.server import open_webapp
 
-        rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
+        server = rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
+        if member is not None:
+            from bot.cluster.views import SharedViews
+
+            # a page may be connected to any process: the others are told of changes
+            rt.views = SharedViews(server.hub, member)
 
 
 async def resume_updates(app: Application, inbox: Inbox) -> None:  # type: ignore[type-arg]

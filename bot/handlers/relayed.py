@@ -1,6 +1,7 @@
 """What one process asks of the holder of a table (:class:`~bot.inbox.Relayed`): a player
 who came back to his private chat gets his cards again at every table he sits at, which
-may be held by other processes than the one that holds his chat.
+may be held by other processes than the one that holds his chat; a press of a Mini App
+page connected to another process is run here and answered there.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from bot.inbox import Relayed
 from bot.runtime import Runtime, runtime
 from bot.store import TableStatus, shard_of
 from bot.tables import Live
+from bot.webapp.presses import PAGE_PRESS
 
 __all__ = ["BACK", "on_relayed", "playing_tables"]
 
@@ -44,6 +46,9 @@ async def playing_tables(rt: Runtime, user_id: int) -> tuple[list[Live], int]:
 async def on_relayed(update: Relayed, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A request of another process about a table held here."""
     rt = runtime(context)
+    if update.kind == PAGE_PRESS:
+        await _page_press(rt, update)
+        return
     live = await rt.tables.get(update.table)  # held elsewhere by now: handed on
     if live is None:
         return
@@ -54,3 +59,19 @@ async def on_relayed(update: Relayed, context: ContextTypes.DEFAULT_TYPE) -> Non
             presenter_of(context).back(live, user)
         return
     log.warning("table %s: unknown request %r dropped", update.table, update.kind)
+
+
+async def _page_press(rt: Runtime, update: Relayed) -> None:
+    """A press of a page connected to another process: run here, answered there."""
+    from bot.cluster.member import Member
+    from bot.webapp.presses import PageDesk
+    from bot.webapp.server import WebAppServer
+
+    server = rt.extras.get("webapp")
+    desk = server.desk if isinstance(server, WebAppServer) else None
+    if not isinstance(desk, PageDesk) or not isinstance(rt.cluster, Member):
+        log.warning("table %s: a page's press came, but no Mini App runs here", update.table)
+        return
+    # another process's table by now: NotHere hands it on, unanswered, to its holder
+    answer = await desk.run_relayed(update.table, update.data)
+    await rt.cluster.answer(update.data.get("reply"), answer)

@@ -248,6 +248,11 @@ class PostgresStore:
     def _told(self, row: str) -> str:
         return f"{row}:{self._tag}"
 
+    @property
+    def tag(self) -> str:
+        """What ends the notifications of this store's own writes."""
+        return self._tag
+
     def told_by_me(self, payload: str) -> bool:
         """Whether a notification came from this store's own write (its tag ends it)."""
         return payload.rpartition(":")[2] == self._tag

@@ -46,10 +46,10 @@ class Cluster:
         self.url = url
         self.bots: list[BotProcess] = []
 
-    async def start(self, count: int = 1) -> list[BotProcess]:
+    async def start(self, count: int = 1, **extra: str) -> list[BotProcess]:
         started = []
         for _ in range(count):
-            bot = BotProcess(self.env, self.cwd)
+            bot = BotProcess({**self.env, **extra}, self.cwd)
             await bot.__aenter__()
             self.bots.append(bot)
             started.append(bot)
