@@ -15,6 +15,7 @@ from e2e.harness import Table, callback_buttons
 from fake_telegram import FakeTelegramServer, Limits
 
 from bot.cluster.leases import TTL
+from bot.store import shard_of
 
 from .conftest import OwnServer
 from .processes import (
@@ -24,8 +25,10 @@ from .processes import (
     assert_answered_once,
     cluster_env,
     expected,
+    fetchval,
     finish,
     finished_games,
+    legal_move,
     legal_press,
     play_moves,
     shared_player_tables,
@@ -192,3 +195,57 @@ async def test_a_player_gets_his_cards_again_from_whichever_process_holds_his_ta
             await check_the_end(tg, postgres_url, [table])
         finally:
             await cluster.close()
+
+
+async def test_a_group_upgraded_takes_its_game_to_the_process_of_the_supergroup(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        rng = random.Random(10)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            (table,) = await tables_in_groups(tg, 1)
+            await table.seat_everyone()
+            await play_moves(table, db, rng, 3)
+            old = table.group
+            before = await cluster.holder(old.id)
+            # supergroup ids are handed out in turn: the next one is of the other process
+            while True:
+                probe = await tg.create_supergroup("Elsewhere")
+                if await cluster.holder(probe.id - 1) is not before:
+                    break
+            new = await tg.migrate_to_supergroup(old, by=table.users[0])
+            after = await cluster.holder(new.id)
+            assert after is not before
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 20
+            moved = "SELECT chat_id FROM tables WHERE table_id = $1"
+            while await fetchval(postgres_url, moved, table.table_id) != new.id:
+                assert loop.time() < deadline, "the table did not move to the supergroup"
+                await asyncio.sleep(0.05)
+            # drawn anew in the supergroup by the process that holds it now, and played on
+            await tg.wait_for_message(new, lambda m: "Trump" in (m.text or ""), timeout=20)
+            table.group = new
+            await finish_in(table, db, rng)
+            await check_the_end(tg, postgres_url, [table], shown=False)
+            ends = [
+                m
+                for m in tg.bot_messages(new)
+                if any(d[1:].startswith("m.") for d in callback_buttons(m))
+            ]
+            assert len(ends) == 1, "the end told once, in the supergroup"
+            # the old holder let the table go and told the new one, which took it at once
+            taken = f"cluster: shards {shard_of(new.id)} taken, 1 running tables"
+            assert any(taken in line for line in after.lines), after.output
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def finish_in(table: Table, db: Reader, rng: random.Random) -> None:
+    """Legal moves until the game is over (its end is looked for by the caller)."""
+    while await legal_move(table, db, rng):
+        pass
