@@ -248,6 +248,7 @@ class Inbox:
             _HANDLING.reset(token)
             del self._running[update_id]
             if self._holds is not None:
+                self._recent.pop(update_id, None)  # noted again: at the end, in time order
                 self._recent[update_id] = (shard, time.monotonic())
             self._idle.set()
         if handling.forward is not None:
@@ -290,9 +291,15 @@ class Inbox:
         log.error("update %s: could not be marked done", update_id)
 
     def _forget_old(self) -> None:
+        """Forget the updates handled more than :data:`RECENT` seconds ago (the oldest come
+        first: they were noted in the order they were handled)."""
         cutoff = time.monotonic() - RECENT
-        for update_id in [u for u, (_, at) in self._recent.items() if at < cutoff]:
-            del self._recent[update_id]
+        recent = self._recent
+        while recent:
+            update_id, (_, at) = next(iter(recent.items()))
+            if at >= cutoff:
+                break
+            del recent[update_id]
 
 
 def _update_id(update: object) -> int | None:

@@ -114,6 +114,8 @@ class Member:
         self._ready: set[int] = set()
         """Held shards whose tables are loaded: their updates are handled here."""
         self._loading: set[int] = set()
+        self._leaving: set[int] = set()
+        """Held shards being given back: their tables finish what is in hand, and go."""
         self._giving = False
         self._poller_epoch: int | None = None
         self._lease_polls = False
@@ -315,11 +317,11 @@ class Member:
         after = beat.shards
         lost = {s for s, e in self._held.items() if after.get(s) != e}
         if lost:
-            log.info("cluster: shards %s taken over by another process", _span(lost))
+            log.info("cluster: shards %s no longer held here (run out, taken over)", _span(lost))
             self._let_go(lost)
         gained = {s: e for s, e in after.items() if self._held.get(s) != e}
         self._held.update(gained)
-        waiting = set(self._held) - self._ready - self._loading
+        waiting = set(self._held) - self._ready - self._loading - self._leaving
         if waiting:
             self._loading |= waiting
             self._spawn(self._load(waiting))
@@ -399,8 +401,9 @@ class Member:
                 live.lock.release()
 
     async def _give_back(self, leases: dict[int, int]) -> None:
+        shards = {s for s, e in leases.items() if self._held.get(s) == e}
+        self._leaving |= shards
         try:
-            shards = {s for s, e in leases.items() if self._held.get(s) == e}
             self._ready -= shards
             self.inbox.let_go(shards)
             await self.inbox.drain(shards, DRAIN)
@@ -412,6 +415,7 @@ class Member:
         except StoreError as exc:
             log.warning("cluster: shards not given back (%s): their leases run out", exc)
         finally:
+            self._leaving -= shards
             self._giving = False
 
     async def tables_moved(self, chat_id: int) -> None:
