@@ -85,12 +85,27 @@ class _RefusedTokenFilter(logging.Filter):
         return not (record.name.startswith("telegram") and isinstance(error, InvalidToken))
 
 
+class _BriefDatabaseFilter(logging.Filter):
+    """asyncpg's warnings about a passing failure (its pool connecting again while the
+    database restarts) say the exception in a few words, not with its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name.startswith("asyncpg") and record.exc_info and record.levelno < logging.ERROR:
+            error = record.exc_info[1]
+            record.msg = f"{record.getMessage()}: {type(error).__name__}: {error}"
+            record.args = None
+            record.exc_info = None
+            record.exc_text = None
+        return True
+
+
 def configure_logging(settings: Settings) -> None:
     """Send every log record (and every warning) to standard error through
     :class:`LogFormatter`; quieten chatty libraries below DEBUG."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(LogFormatter(settings.secrets()))
     handler.addFilter(_RefusedTokenFilter())
+    handler.addFilter(_BriefDatabaseFilter())
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
@@ -239,6 +254,12 @@ def _run(settings: Settings) -> int:
     try:
         if settings.mode == "webhook":
             run_webhook(app, settings, loop_factory)
+        elif settings.postgres_url:
+            from bot.cluster.run import run_cluster
+
+            # one of any number of processes on the database: it polls while it holds
+            # polling's lease
+            run_cluster(app, loop_factory)
         else:
             if loop_factory is not None:
                 asyncio.set_event_loop(loop_factory())  # run_polling runs on the current loop

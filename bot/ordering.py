@@ -48,6 +48,11 @@ class TableOrder(BaseUpdateProcessor):
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         """Wait for the previous update of the same key, then run this one."""
         if self.inbox is not None:
+            if not self.inbox.admits(update):
+                # another process's to handle, or a copy: it never waits in line here
+                if hasattr(coroutine, "close"):
+                    coroutine.close()
+                return
             coroutine = self.inbox.handle(update, coroutine)
         try:
             key = self._key(update)

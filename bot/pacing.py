@@ -40,7 +40,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import IntEnum
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -176,12 +176,37 @@ def paced(priority: Priority, *, retry: bool = True, prepaid: bool = False) -> I
 _SWEEP_EVERY: Final = 4096
 
 
+class SharedBudget(Protocol):
+    """Chats' budgets shared with other processes (:mod:`bot.cluster.pace`)."""
+
+    def shared(self, chat_id: int | str) -> bool:
+        """Whether other processes may write to ``chat_id`` too."""
+        ...
+
+    async def reserve(self, chat_id: int) -> float:
+        """Take the chat's next shared slot: the seconds to wait for it."""
+        ...
+
+    async def pause(self, chat_id: int, seconds: float) -> None:
+        """Telegram asked the chat to wait ``seconds``."""
+        ...
+
+
 class Pacer(BaseRateLimiter[int]):
     """Per-chat token buckets with priorities, a per-chat pause for 429s, and an optional
     overall cap, as python-telegram-bot's rate limiter. ``rate_limit_args`` may name a
     :class:`Priority`; :func:`paced` does the same for a block of code."""
 
-    __slots__ = ("_budgets", "_overall", "_pacing", "_seq", "_since_sweep", "sent")
+    __slots__ = (
+        "_budgets",
+        "_overall",
+        "_pacing",
+        "_pauses",
+        "_seq",
+        "_since_sweep",
+        "sent",
+        "shared",
+    )
 
     def __init__(self, pacing: Pacing | None = None, *, sent: SentLog | None = None) -> None:
         self._pacing = pacing or Pacing()
@@ -194,6 +219,10 @@ class Pacer(BaseRateLimiter[int]):
             self._overall = _Budget(1.0 / rate, max(1, int(rate)))
         self._seq = itertools.count()
         self._since_sweep = 0
+        self.shared: SharedBudget | None = None
+        """Budgets shared with other processes (several processes on one database): a
+        request to such a chat also waits for its shared slot, just before it goes."""
+        self._pauses: set[asyncio.Task[None]] = set()
 
     @property
     def pacing(self) -> Pacing:
@@ -262,6 +291,16 @@ class Pacer(BaseRateLimiter[int]):
         if self._overall is not None:
             await self._acquire(self._overall, priority)
 
+    async def _shared_slot(self, chat: int | str) -> None:
+        """A request is about to go to ``chat``: if other processes may write there too,
+        wait for the chat's shared slot (taken only for a request that goes: a budget
+        acquired for content that turned out unchanged costs the database nothing)."""
+        shared = self.shared
+        if shared is not None and isinstance(chat, int) and shared.shared(chat):
+            wait = await shared.reserve(chat)
+            if wait > 0:
+                await asyncio.sleep(wait)
+
     async def _acquire(self, budget: _Budget, priority: int) -> None:
         now = self._now()
         if not budget.waiting and budget.wait(now, self._reserve(priority)) <= 0:
@@ -314,6 +353,11 @@ class Pacer(BaseRateLimiter[int]):
         budget.paused_until = max(budget.paused_until, until)
         budget.tat = max(budget.tat, until + (budget.burst - 1) * budget.interval)
         self._schedule(budget)
+        shared = self.shared
+        if shared is not None and isinstance(chat, int) and shared.shared(chat):
+            task = asyncio.get_running_loop().create_task(shared.pause(chat, seconds))
+            self._pauses.add(task)
+            task.add_done_callback(self._pauses.discard)
 
     # ------------------------------------------------------------------ PTB's hook
 
@@ -364,6 +408,9 @@ class Pacer(BaseRateLimiter[int]):
             if counted and not (prepaid and attempts == 0):
                 assert chat is not None
                 await self.acquire(chat, priority)
+            if counted and self.shared is not None:
+                assert chat is not None
+                await self._shared_slot(chat)
             try:
                 if self.sent is not None and endpoint == "sendMessage" and isinstance(chat, int):
                     return await self._noted(chat, callback, args, kwargs)

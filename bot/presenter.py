@@ -21,6 +21,7 @@ from telegram.ext import Application, ContextTypes, Job
 
 from bot import callbacks as cb
 from bot import render as r
+from bot.cluster.routing import NotHere
 from bot.i18n import Lang, pick_lang, tr
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.sender import Content, Priority
@@ -475,6 +476,19 @@ class Presenter:
         self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
 
+    def drop(self, live: Live) -> None:
+        """Another process holds the table now (its shard's lease went there): stop drawing
+        it and running its clocks here, at once. Its messages stay: the holder edits them."""
+        out = self._rt.out
+        out.forget(self._group_key(live))
+        for seat in range(len(live.row.seats)):
+            out.forget(self._hand_key(live, seat))
+            self._notified.pop((live.table_id, seat), None)
+        self._waiting.pop(live.table_id, None)
+        self._disarm(live)
+        _unschedule(self._ai_jobs.pop(live.table_id, None))
+        self._rt.tables.forget(live.table_id)
+
     def _let_go(self, live: Live) -> None:
         """A finished or cancelled table leaves memory once its messages are drawn; its
         buttons (Rematch, stale presses) load it again from the store."""
@@ -636,7 +650,10 @@ class Presenter:
         if data is None:
             return
         table_id, version, _deadline = data
-        live = await self._rt.tables.get(table_id)
+        try:
+            live = await self._rt.tables.get(table_id)
+        except NotHere:
+            return  # another process runs its clock now
         if live is None:
             return
         async with live.lock:
@@ -681,7 +698,10 @@ class Presenter:
         if data is None:
             return
         table_id, version = data
-        live = await self._rt.tables.get(table_id)
+        try:
+            live = await self._rt.tables.get(table_id)
+        except NotHere:
+            return  # another process moves for its computer players now
         if live is None:
             return
         async with live.lock:
@@ -751,11 +771,15 @@ class Presenter:
         supergroup (:meth:`Publisher.migrate`)."""
         assert self._rt.store is not None
         await self._rt.store.migrate_chat(old_chat_id, new_chat_id)
-        for live in self._rt.tables.loaded():
-            if live.row.chat_id == old_chat_id:
-                live.row = replace(
-                    live.row, chat_id=new_chat_id, group_message_id=None, thread_id=None
-                )
+        moved = [live for live in self._rt.tables.loaded() if live.row.chat_id == old_chat_id]
+        for live in moved:
+            live.row = replace(live.row, chat_id=new_chat_id, group_message_id=None, thread_id=None)
+        cluster = self._rt.cluster
+        if moved and cluster is not None and not cluster.holds_chat(new_chat_id):
+            # the supergroup's shard is another process's: it draws them there from now on
+            for live in moved:
+                self.drop(live)
+            await cluster.tables_moved(new_chat_id)
         if old_chat_id in self._langs:
             self._langs[new_chat_id] = self._langs.pop(old_chat_id)
         if old_chat_id in self._titles:

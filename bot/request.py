@@ -24,6 +24,8 @@ from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from bot.store.errors import StoreUnavailable
+
 __all__ = ["AiohttpRequest", "UpdatesRequest", "trim_update"]
 
 log = logging.getLogger(__name__)
@@ -200,6 +202,10 @@ class UpdatesRequest(AiohttpRequest):
                 trim_update(update)
             try:
                 await keep(updates)
+            except StoreUnavailable as exc:
+                # the database restarts: a passing failure, said in one line
+                log.warning("the updates could not be kept (%s): Telegram sends them again", exc)
+                raise NetworkError(f"the updates could not be kept: {exc}") from exc
             except Exception as exc:
                 log.exception("the updates could not be kept: Telegram will send them again")
                 raise NetworkError(f"the updates could not be kept: {exc}") from exc

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from telegram.ext import ContextTypes
 
@@ -18,7 +19,20 @@ from bot.tables import TableService
 from bot.views import NoViews, TableViews
 from bot.webapp.links import WebAppLinks
 
-__all__ = ["Runtime", "runtime"]
+__all__ = ["Cluster", "Runtime", "runtime"]
+
+
+class Cluster(Protocol):
+    """This process as one of several on one database (:class:`bot.cluster.member.Member`)."""
+
+    def holds_chat(self, chat_id: int) -> bool:
+        """Whether this process holds the chat's shard, so its tables."""
+        ...
+
+    async def tables_moved(self, chat_id: int) -> None:
+        """Running tables moved to ``chat_id`` (a group became a supergroup): the holder of
+        its shard is told to take them."""
+        ...
 
 
 @dataclass(slots=True)
@@ -41,6 +55,8 @@ class Runtime:
     """The table's views beyond the chat (the Mini App's pages), told of every change."""
     webapp: WebAppLinks | None = None
     """The Mini App's links (None: the Mini App is off)."""
+    cluster: Cluster | None = None
+    """Several processes on one database: this one's part (None: one process holds all)."""
     user_locks: tuple[asyncio.Lock, ...] = field(
         default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
     )

@@ -18,9 +18,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.cluster.routing import NotHere
 from bot.inbox import handled_update
 from bot.replay import recent_moves
-from bot.store import Outcome, Seat, StaleVersionError, Store, StoreError, TableRow, TableStatus
+from bot.store import (
+    Outcome,
+    Seat,
+    StaleVersionError,
+    Store,
+    StoreError,
+    TableRow,
+    TableStatus,
+    shard_of,
+)
 from engine import Game, IllegalAction, InvalidState, Result, Rules
 from engine.actions import Action, Event, Resign, Timeout
 
@@ -101,12 +111,16 @@ class TableService:
         *,
         clock: Callable[[], float] = time.time,
         on_change: Callable[[Live, list[Event]], Any] | None = None,
+        holds: Callable[[int], bool] | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
         self._tables: dict[int, Live] = {}
         self._locks: dict[int, asyncio.Lock] = {}
         self.on_change = on_change
+        self.holds = holds
+        """Whether this process holds a chat's shard, and so its tables (several processes
+        on one database); None: it holds every table."""
 
     # ------------------------------------------------------------------ loading
 
@@ -129,7 +143,28 @@ class TableService:
         row = await self._store.get_table(table_id)
         if row is None:
             return None
+        self.check_held(row.chat_id, table_id)
         live = self._adopt(row)
+        await self._recall(live)
+        return live
+
+    async def peek(self, table_id: int) -> Live | None:
+        """The table as the store has it now, held here or not, with its recent moves: to
+        look at (another process's table shown on a page here), never to change; it is not
+        kept in memory."""
+        live = self._tables.get(table_id)
+        if live is not None:
+            return live
+        row = await self._store.get_table(table_id)
+        if row is None:
+            return None
+        game = None
+        if row.game is not None:
+            try:
+                game = Game.from_json(row.game)
+            except InvalidState:
+                log.exception("table %s: saved game unreadable", row.table_id)
+        live = Live(row=row, rules=_parse_rules(row.rules), game=game, deadline=row.deadline)
         await self._recall(live)
         return live
 
@@ -162,8 +197,20 @@ class TableService:
             tables.append(live)
         return tables
 
+    def check_held(self, chat_id: int, table_id: int | None = None) -> None:
+        """Raise :class:`~bot.cluster.routing.NotHere` if another process holds the chat's
+        tables: the update being handled is handed on to it."""
+        if self.holds is None or self.holds(chat_id):
+            return
+        shard = shard_of(chat_id)
+        handling = handled_update()
+        if handling is not None:
+            handling.forward = shard
+        raise NotHere(table_id, shard)
+
     async def open_table(self, chat_id: int, thread_id: int | None) -> Live | None:
         """The chat's (or topic's) open lobby or running game, if any."""
+        self.check_held(chat_id)
         for row in await self._store.chat_tables(chat_id):
             if row.thread_id == thread_id:
                 live = self._tables.get(row.table_id)
@@ -185,6 +232,7 @@ class TableService:
     ) -> Live:
         """Open a lobby with its creator seated (None: an anonymous admin opened it; nobody
         is seated and the group's admins run it), and ``others`` after him."""
+        self.check_held(chat_id)
         seats = (creator,) if creator is not None else ()
         row = await self._store.create_table(
             chat_id,
@@ -499,6 +547,15 @@ class TableService:
                 live.row = _replace_row(live.row, thread_id=None, group_message_id=None)
                 moved.append(live)
         return moved
+
+    def adopt_running(self, rows: Sequence[TableRow]) -> list[Live]:
+        """Running tables just taken over from another process (their shard's lease was
+        gained), those not in memory already."""
+        return [self._adopt(row) for row in rows if row.table_id not in self._tables]
+
+    async def recall(self, live: Live) -> None:
+        """Rebuild a loaded game's recent moves from its log."""
+        await self._recall(live)
 
     def playing_at(self, user_id: int) -> list[Live]:
         """The running tables in memory where ``user_id`` has a seat."""

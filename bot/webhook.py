@@ -298,6 +298,11 @@ async def serve_webhook(
                 log.info("stopping (%d updates received)", server.received)
             finally:
                 await server.close()
+                # several processes on one database: this one's part goes back to the
+                # others once the updates in hand are done
+                leave = getattr(app.bot_data.get("runtime"), "cluster", None)
+                if leave is not None and hasattr(leave, "leave"):
+                    await leave.leave()
                 if app.running:
                     await app.stop()
                 if app.post_stop is not None:

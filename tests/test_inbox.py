@@ -3,13 +3,17 @@ Telegram sends it again, and one kept but not handled before a crash is handled 
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from telegram import Update
 
-from bot.inbox import Inbox
-from bot.store import Seat, SqliteStore
+from bot.cluster.routing import NotHere
+from bot.inbox import Inbox, Relayed
+from bot.store import Seat, SqliteStore, Store, shard_of
 from bot.tables import Live, TableService
 from engine import Rules
 
@@ -149,3 +153,124 @@ async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> 
     update = Update.de_json(result[0], None)
     assert update.callback_query is not None and update.callback_query.data == "1t.x"
     assert result[1] == {"update_id": 11}
+
+
+# ---- several processes: updates by shard ----------------------------------------------
+
+
+class Routes:
+    """Every update is for ``shard``."""
+
+    def __init__(self, shard: int) -> None:
+        self.shard_of = shard
+
+    async def shard(self, update: Mapping[str, Any]) -> int:
+        return self.shard_of
+
+
+async def test_an_update_for_a_shard_held_elsewhere_is_left_to_its_holder(
+    tmp_path: Path,
+) -> None:
+    async with SqliteStore.open(tmp_path / "db.sqlite3") as store:
+        here = Inbox(store, routes=Routes(9), holds=lambda shard: shard == 3)
+        assert await here.keep([press(10)]) == [10]
+        update = Update.de_json(press(10), None)
+        assert not here.admits(update), "not handled here"
+        assert await here.pending(None, [3]) == []  # type: ignore[arg-type]
+        there = Inbox(store, routes=Routes(9), holds=lambda shard: shard == 9)
+        (found,) = await there.pending(None, [9])  # type: ignore[arg-type]
+        assert found.update_id == 10 and there.admits(found)
+        assert await there.pending(None, [9]) == [], "taken once"  # type: ignore[arg-type]
+        ran = []
+
+        async def handler() -> None:
+            ran.append(True)
+
+        await there.handle(found, handler())
+        assert ran == [True] and await store.pending_updates() == []
+
+
+async def test_an_update_whose_table_is_held_elsewhere_is_handed_on(tmp_path: Path) -> None:
+    async with SqliteStore.open(tmp_path / "db.sqlite3") as store:
+        elsewhere = await store.create_table(-7, rules=Rules().model_dump_json())
+        tables = TableService(store, holds=lambda chat: chat == -5)
+        inbox = Inbox(store, routes=Routes(shard_of(-5)), holds=lambda shard: True)
+        await inbox.keep([press(11)])
+        asked = []
+
+        async def handler() -> None:
+            # as PTB runs a handler: what it raises goes to the error handlers
+            try:
+                await tables.get(elsewhere.table_id)
+            except NotHere as exc:
+                asked.append(exc.shard)
+
+        await inbox.handle(Update.de_json(press(11), None), handler())
+        assert asked == [shard_of(-7)]
+        (kept,) = await store.pending_updates()
+        assert (kept.update_id, kept.shard) == (11, shard_of(-7)), "not done: handed on"
+        assert tables.cached(elsewhere.table_id) is None, "never loaded here"
+        with pytest.raises(NotHere):
+            await tables.open_table(-7, None)
+
+
+async def test_a_process_asks_the_holder_of_a_table_through_the_store(tmp_path: Path) -> None:
+    async with SqliteStore.open(tmp_path / "db.sqlite3") as store:
+        asking = Inbox(store, routes=Routes(1), holds=lambda shard: shard == 1)
+        await asking.relay("back", 44, 6, user=5)
+        holder = Inbox(store, routes=Routes(6), holds=lambda shard: shard == 6)
+        assert await asking.pending(None, [1]) == []  # type: ignore[arg-type]
+        (relayed,) = await holder.pending(None, [6])  # type: ignore[arg-type]
+        assert isinstance(relayed, Relayed)
+        assert (relayed.kind, relayed.table, dict(relayed.data)) == ("back", 44, {"user": 5})
+        assert relayed.update_id < 0, "never one of Telegram's ids"
+
+        async def done() -> None:
+            pass
+
+        await holder.handle(relayed, done())
+        assert await store.pending_updates() == []
+
+
+class SlowStore:
+    """A store whose keeping of updates answers only once let: the update is in the database
+    (and its holder told) before the keeper hears back."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.let = asyncio.Event()
+        self.written = asyncio.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def keep_updates(self, updates: Any) -> list[int]:
+        fresh = await self._store.keep_updates(updates)
+        self.written.set()
+        await self.let.wait()
+        return fresh
+
+
+async def test_an_update_being_kept_here_is_not_taken_from_the_store_as_well(
+    tmp_path: Path,
+) -> None:
+    async with SqliteStore.open(tmp_path / "db.sqlite3") as store:
+        slow = SlowStore(store)
+        inbox = Inbox(slow, routes=Routes(2), holds=lambda shard: True)  # type: ignore[arg-type]
+        keeping = asyncio.ensure_future(inbox.keep([press(12)]))
+        await slow.written.wait()
+        # the look at the store that its notification wakes finds it: kept here already
+        assert await inbox.pending(None, [2]) == []  # type: ignore[arg-type]
+        slow.let.set()
+        assert await keeping == [12]
+        update = Update.de_json(press(12), None)
+        assert inbox.admits(update)
+        runs = []
+
+        async def handler() -> None:
+            runs.append(True)
+
+        await inbox.handle(update, handler())
+        await inbox.handle(update, handler())  # a second copy of it: dropped
+        assert runs == [True]
+        assert await inbox.pending(None, [2]) == []  # type: ignore[arg-type]

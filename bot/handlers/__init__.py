@@ -8,6 +8,7 @@
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
 * ``ratings`` — /top, /me and its chart;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
+* ``relayed`` — what another process asks of a table held here (several processes);
 * ``buttons`` — where every inline button arrives and is dispatched;
 * ``lifecycle`` — start-up, shut-down, command menus, the lobby purge;
 * ``common`` — what they share (refusals, rights, answering a press, languages).
@@ -46,8 +47,10 @@ from bot.handlers.hand import cmd_hand
 from bot.handlers.lifecycle import order_key, post_init, post_shutdown, post_stop
 from bot.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
 from bot.handlers.ratings import cmd_me, cmd_top
+from bot.handlers.relayed import on_relayed
 from bot.handlers.replay import cmd_replay
 from bot.handlers.solo import cmd_play, cmd_solo_stop
+from bot.inbox import Relayed
 from bot.runtime import Runtime
 
 __all__ = ["install", "post_init", "post_shutdown", "post_stop"]
@@ -83,5 +86,6 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
+    app.add_handler(TypeHandler(Relayed, on_relayed))
     app.add_error_handler(on_error)
     rt.order.set_key(lambda update: order_key(rt, update))

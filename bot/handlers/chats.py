@@ -15,6 +15,7 @@ from telegram.ext import (
     ContextTypes,
 )
 
+from bot.cluster.routing import NotHere
 from bot.handlers.common import (
     answer,
     chat_lang,
@@ -82,6 +83,10 @@ async def on_migrate(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log every unhandled error with the update that caused it."""
+    if isinstance(context.error, NotHere):
+        # its table is held by another process: the update goes there, unanswered here
+        log.debug("update %r: %s", update, context.error)
+        return
     log.error("error handling update %r", update, exc_info=context.error)
     if isinstance(update, Update) and update.callback_query is not None:
         await answer(update.callback_query)

@@ -30,6 +30,7 @@ from bot.handlers.common import (
     say,
     user_lang,
 )
+from bot.handlers.relayed import playing_tables
 from bot.handlers.replay import replay_from_link
 from bot.i18n import pick_lang, tr
 from bot.runtime import Runtime, runtime
@@ -222,7 +223,7 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 await presenter_of(context).redraw(live, [])
                 reply(rt, message, say(lang, "joined"))
                 return
-    for live in rt.tables.playing_at(user.id):
+    for live in (await playing_tables(rt, user.id))[0]:
         presenter_of(context).back(live, user.id)  # his cards, if a game waited for him
     welcome = r.render_start(lang, rt.bot_username)
     reply(rt, message, welcome.text, keyboard=welcome.keyboard, html=True)

@@ -20,6 +20,7 @@ from bot.handlers.common import (
     say,
     user_lang,
 )
+from bot.handlers.relayed import playing_tables
 from bot.runtime import runtime
 
 log = logging.getLogger(__name__)
@@ -32,8 +33,8 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if message is None or user is None:
         return
     await remember(rt, user, started=True)
-    tables = rt.tables.playing_at(user.id)
+    tables, elsewhere = await playing_tables(rt, user.id)
     for live in tables:
         presenter_of(context).back(live, user.id)
-    if not tables:
+    if not tables and not elsewhere:
         reply(rt, message, say(await user_lang(rt, user), "no_game"))

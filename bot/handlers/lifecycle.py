@@ -17,13 +17,14 @@ from telegram.ext import (
 
 from bot import callbacks as cb
 from bot.chart import Charts
+from bot.cluster.routing import NotHere
 from bot.coach import Coach
 from bot.handlers.common import (
     chat_lang,
 )
 from bot.handlers.replay import ReplayDesk
 from bot.i18n import tr
-from bot.inbox import Inbox
+from bot.inbox import Inbox, Relayed
 from bot.menus import Menus
 from bot.ordering import default_key
 from bot.pacing import Pacer
@@ -31,6 +32,7 @@ from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.sender import Publisher
 from bot.store import TableStatus, open_store
+from bot.store.postgres import PostgresStore
 from bot.tables import Live, TableService
 from engine import Rules
 
@@ -40,6 +42,8 @@ log = logging.getLogger(__name__)
 def order_key(rt: Runtime, update: object) -> object:
     """Updates of one table run in order: a button names its table; anything else is keyed
     by its chat."""
+    if isinstance(update, Relayed):
+        return ("table", update.table)
     if isinstance(update, Update) and update.callback_query is not None:
         try:
             decoded = rt.codec.decode(update.callback_query.data)
@@ -59,7 +63,17 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     queue the updates that were kept but not handled before the process stopped."""
     rt: Runtime = app.bot_data["runtime"]
     rt.store = await open_store(rt.settings.db_path, url=rt.settings.postgres_url)
-    inbox = rt.inbox = rt.order.inbox = Inbox(rt.store)
+    member = None
+    if isinstance(rt.store, PostgresStore):
+        # the same command started several times on one database forms one bot
+        from bot.cluster.member import Member
+
+        member = Member(rt, app, rt.store, poll=rt.settings.mode == "polling")
+        rt.cluster = member
+        inbox = Inbox(rt.store, routes=member.router, holds=member.ready)
+    else:
+        inbox = Inbox(rt.store)
+    rt.inbox = rt.order.inbox = inbox
     if rt.updates_request is not None:
         rt.updates_request.keep = inbox.keep
     me = await app.bot.get_me()
@@ -73,7 +87,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         on_migrated=presenter.on_migrated,
         on_topic_gone=presenter.on_topic_gone,
     )
-    rt.service = TableService(rt.store)
+    rt.service = TableService(rt.store, holds=member.holds_chat if member else None)
     coach = Coach(rt.store, workers=rt.settings.coach_workers, budget=rt.settings.coach_budget)
     rt.extras["replays"] = ReplayDesk(rt, presenter, coach)
     # the menus are set in the background: a flood wait there never delays an update
@@ -81,15 +95,21 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     rt.extras["menus"] = menus
     menus.start()
     pacer = app.bot.rate_limiter if isinstance(app.bot.rate_limiter, Pacer) else None
-    for live in await rt.service.load_running():
+    if member is not None:
         if pacer is not None:
-            # the process before may have spent these chats' bursts just now
-            for chat in (live.row.chat_id, *(s.user_id for s in live.row.seats if s.user_id)):
-                pacer.assume_spent(chat)
-        presenter.adopt_messages(live)
-        await presenter.redraw(live, [])
-        log.info("table %s: game resumed", live.table_id)
-    await resume_updates(app, inbox)
+            pacer.shared = member.budgets
+        # the shards this process takes: their running tables drawn, their updates queued
+        await member.start()
+    else:
+        for live in await rt.service.load_running():
+            if pacer is not None:
+                # the process before may have spent these chats' bursts just now
+                for chat in (live.row.chat_id, *(s.user_id for s in live.row.seats if s.user_id)):
+                    pacer.assume_spent(chat)
+            presenter.adopt_messages(live)
+            await presenter.redraw(live, [])
+            log.info("table %s: game resumed", live.table_id)
+        await resume_updates(app, inbox)
     coach.start()
     if rt.settings.charts:
         charts = Charts()
@@ -100,7 +120,12 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     if rt.webapp is not None:
         from bot.webapp.server import open_webapp
 
-        rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
+        server = rt.extras["webapp"] = await open_webapp(rt, presenter, app.bot, rt.webapp)
+        if member is not None:
+            from bot.cluster.views import SharedViews
+
+            # a page may be connected to any process: the others are told of changes
+            rt.views = SharedViews(server.hub, member)
 
 
 async def resume_updates(app: Application, inbox: Inbox) -> None:  # type: ignore[type-arg]
@@ -124,7 +149,10 @@ async def purge_lobbies(context: ContextTypes.DEFAULT_TYPE) -> None:
     for row in await rt.store.purge_stale_lobbies():
         rt.tables.forget(row.table_id)
         # a page of it shows the lobby closed (a rematch's table: finished again)
-        live = await rt.tables.get(row.table_id)
+        try:
+            live = await rt.tables.get(row.table_id)
+        except NotHere:
+            live = None  # another process's table: its lobby message is edited all the same
         if live is None:
             gone = replace(row, status=TableStatus.CANCELLED, version=row.version + 1)
             live = Live(row=gone, rules=Rules(), game=None)
@@ -149,6 +177,7 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
     """Stop setting the menus; deliver what is pending while the connection to Telegram is
     still open."""
     rt: Runtime = app.bot_data["runtime"]
+    await leave(app)
     await _stop_menus(rt)
     webapp = rt.extras.pop("webapp", None)
     if webapp is not None:
@@ -158,6 +187,16 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
         await webapp.close()  # the pages reconnect to the next bot
     if rt.publisher is not None:
         await rt.publisher.close()
+
+
+async def leave(app: Application) -> None:  # type: ignore[type-arg]
+    """Several processes on one database: give this one's part back to the others (the
+    updates in hand finish first). Before the application stops, so that they do."""
+    rt: Runtime = app.bot_data["runtime"]
+    from bot.cluster.member import Member
+
+    if isinstance(rt.cluster, Member):
+        await rt.cluster.leave()
 
 
 async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]

@@ -28,12 +28,14 @@ from bot.store.errors import (
     SchemaTooNewError,
     StaleVersionError,
     StoreError,
+    StoreUnavailable,
     TableNotFoundError,
     WrongStatusError,
 )
 from bot.store.migrations import LATEST_VERSION, MIGRATIONS
 from bot.store.models import (
     DAY,
+    SHARDS,
     UNSET,
     ActionRow,
     ChatRow,
@@ -52,6 +54,7 @@ from bot.store.models import (
     TallyRow,
     Unset,
     UserRow,
+    shard_of,
 )
 from bot.store.opening import Opening
 from bot.store.sqlite import SqliteStore
@@ -65,6 +68,7 @@ __all__ = [
     "LATEST_VERSION",
     "MIGRATIONS",
     "PATH_ENV",
+    "SHARDS",
     "SYNC_ENV",
     "UNSET",
     "URL_ENV",
@@ -86,6 +90,7 @@ __all__ = [
     "StatsOrder",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "TableNotFoundError",
     "TableRow",
     "TableStatus",
@@ -98,6 +103,7 @@ __all__ = [
     "resolve_path",
     "resolve_synchronous",
     "resolve_url",
+    "shard_of",
 ]
 
 

@@ -7,7 +7,7 @@ the same guarantees, the ground for several processes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Protocol
 
 from bot.store.models import (
@@ -95,8 +95,17 @@ class Store(Protocol):
         """The table, or None."""
         ...
 
-    async def running_tables(self) -> list[TableRow]:
-        """Every table with a game in progress."""
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        ...
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game."""
+        ...
+
+    async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
+        """Every table with a game in progress (in ``shards`` only, if given:
+        :func:`~bot.store.models.shard_of` its chat)."""
         ...
 
     async def chat_tables(
@@ -255,8 +264,14 @@ class Store(Protocol):
         they arrived); the ids of those not kept before (a redelivered one is kept once)."""
         ...
 
-    async def pending_updates(self) -> list[KeptUpdate]:
-        """The kept updates not done yet, in the order Telegram numbered them."""
+    async def pending_updates(self, shards: Collection[int] | None = None) -> list[KeptUpdate]:
+        """The kept updates not done yet (of ``shards`` only, if given), in the order
+        Telegram numbered them."""
+        ...
+
+    async def forward_update(self, update_id: int, shard: int) -> bool:
+        """Hand a kept update not done yet to another shard (its table's chat changed since
+        it was kept); whether it was."""
         ...
 
     async def finish_update(self, update_id: int) -> None:

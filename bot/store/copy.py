@@ -2,7 +2,8 @@
 
     python -m bot.store.copy --from sqlite:///durak.sqlite3 --to postgresql://u:p@db/durak
 
-Every table, row for row, ids kept, and each id sequence where it was, so that no id is
+Every table, row for row, ids kept (but those of the processes that ran on the source:
+their heartbeats, leases and pacing), and each id sequence where it was, so that no id is
 ever handed out twice. The source is first brought up to this bot's schema (as starting
 the bot on it would), then read in one snapshot; the target gets the same schema and all
 rows in one transaction, so a failed copy leaves it empty. A target that holds any row is
@@ -26,6 +27,7 @@ import asyncpg
 
 from bot.store.config import POSTGRES_SCHEMES, check_database_url, mask_url
 from bot.store.errors import StoreError
+from bot.store.migrations import EPHEMERAL_TABLES
 from bot.store.pg_migrations import VERSION_TABLE
 from bot.store.postgres import CONNECT_ERRORS, PostgresStore
 from bot.store.sqlite import SqliteStore
@@ -194,6 +196,8 @@ class SqliteSide(Side):
             for (name,) in db.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
             ).fetchall():
+                if name in EPHEMERAL_TABLES:
+                    continue
                 if db.execute(f"SELECT 1 FROM {_quote(name)} LIMIT 1").fetchone():
                     return str(name)
         finally:
@@ -324,6 +328,8 @@ class PostgresSide(Side):
         conn = await asyncpg.connect(self.url, timeout=10)
         try:
             for name in await self._tables(conn):
+                if name in EPHEMERAL_TABLES:
+                    continue
                 if await conn.fetchval(f"SELECT EXISTS (SELECT 1 FROM {_quote(name)})"):
                     return name
         finally:
@@ -388,6 +394,8 @@ async def _copy_rows(source: Side, target: Side) -> dict[str, int]:
         raise CopyError(f"the two schemas differ: tables {sorted(mine)} and {sorted(theirs)}")
     copied: dict[str, int] = {}
     for name in sorted(mine):
+        if name in EPHEMERAL_TABLES:
+            continue  # the processes of the source, not its data
         table, twin = mine[name], theirs[name]
         if table.columns != twin.columns:
             raise CopyError(

@@ -7,6 +7,13 @@ class StoreError(Exception):
     """Base class of every error the store raises on purpose."""
 
 
+class StoreUnavailable(StoreError):
+    """The database cannot be reached now: its server restarts, or the connection to it
+    broke. Nothing was written, unless the connection broke while a commit was answered;
+    the caller tries again later (a compare-and-set write that did commit is then refused
+    as stale, so nothing is applied twice)."""
+
+
 class SchemaTooNewError(StoreError):
     """The database was written by a newer version of the bot than this one."""
 

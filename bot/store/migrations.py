@@ -37,6 +37,18 @@ class Migration(Generic[C]):
     step: Callable[[C], Awaitable[None]] | None = None
 
 
+SEVERAL_PROCESSES = (
+    "several processes on one database: each kept update's shard, the processes' "
+    "heartbeats, the leases of the shards and of polling, the private chats' shared budgets"
+)
+"""Migration 7's description, shared with its PostgreSQL twin. The tables it adds stay
+empty on SQLite, where one process holds everything; they are there so that a schema
+version means the same in both databases."""
+
+EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
+"""Tables that describe the processes running now, not the bot's data: a copy of the
+database leaves them out."""
+
 MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
     Migration(
         1,
@@ -289,6 +301,42 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
         # This step runs today's rating code: a later migration that changes these tables
         # rebuilds them in a step of its own.
         _rate_history,
+    ),
+    Migration(
+        7,
+        SEVERAL_PROCESSES,
+        (
+            # The shard of the table (or chat) each kept update is for: the process holding
+            # that shard's lease handles it. One process (SQLite) holds every shard: 0.
+            "ALTER TABLE inbox ADD COLUMN shard INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX inbox_pending_by_shard ON inbox (shard, update_id) WHERE done_at IS NULL",
+            # Each running process: renewed while it lives, gone when it stops.
+            """
+            CREATE TABLE members (
+                member_id  TEXT PRIMARY KEY,
+                host       TEXT NOT NULL,
+                pid        INTEGER NOT NULL,
+                started_at REAL NOT NULL,
+                expires_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+            # Who holds each shard (0..63), and polling (-1), until when, in which term.
+            """
+            CREATE TABLE shard_leases (
+                shard      INTEGER PRIMARY KEY,
+                owner      TEXT,
+                epoch      INTEGER NOT NULL,
+                expires_at REAL NOT NULL
+            )
+            """,
+            # Each private chat's budget shared by the processes that write to it.
+            """
+            CREATE TABLE chat_pace (
+                chat_id INTEGER PRIMARY KEY,
+                tat     REAL NOT NULL
+            )
+            """,
+        ),
     ),
 )
 

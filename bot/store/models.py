@@ -30,6 +30,23 @@ StatsOrder = Literal["points", "durak", "games", "recent"]
 DAY: Final = 86_400.0
 """Seconds in a day: how long a lobby nobody started is kept."""
 
+SHARDS: Final = 64
+"""Tables fall into this many shards, by their chat, and one process at a time holds each
+(several processes on PostgreSQL; a single process holds them all). Never change it on a
+database that processes share."""
+
+
+def shard_of(chat_id: int) -> int:
+    """The shard of a chat, and of every table in it: the group's for a group's tables, the
+    player's private chat for his games against the computer."""
+    return chat_id % SHARDS
+
+
+def shard_sql(column: str) -> str:
+    """:func:`shard_of` in SQL, for SQLite and PostgreSQL alike (whose ``%`` keeps the
+    dividend's sign)."""
+    return f"(({column} % {SHARDS}) + {SHARDS}) % {SHARDS}"
+
 
 class TableStatus(StrEnum):
     """Where a table is in its life."""
@@ -158,6 +175,8 @@ class KeptUpdate:
     update_id: int
     body: str
     """The update's JSON as Telegram sent it (opaque to the store)."""
+    shard: int = 0
+    """The shard of the table or chat it is for: its holder handles it."""
 
 
 @dataclass(frozen=True, slots=True)

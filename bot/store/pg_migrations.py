@@ -21,7 +21,7 @@ import asyncpg
 
 from bot.store import pg_ratings
 from bot.store.errors import SchemaTooNewError
-from bot.store.migrations import Migration
+from bot.store.migrations import SEVERAL_PROCESSES, Migration
 
 
 async def _rate_history(conn: asyncpg.Connection) -> None:
@@ -289,6 +289,40 @@ PG_MIGRATIONS: tuple[Migration[asyncpg.Connection], ...] = (
         ),
         # This step runs today's rating code, as SQLite's twin does.
         _rate_history,
+    ),
+    Migration(
+        7,
+        SEVERAL_PROCESSES,
+        (
+            "ALTER TABLE inbox ADD COLUMN shard INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX inbox_pending_by_shard ON inbox (shard, update_id) WHERE done_at IS NULL",
+            """
+            CREATE TABLE members (
+                member_id  TEXT PRIMARY KEY,
+                host       TEXT NOT NULL,
+                pid        INTEGER NOT NULL,
+                started_at DOUBLE PRECISION NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE shard_leases (
+                shard      INTEGER PRIMARY KEY,
+                owner      TEXT,
+                epoch      INTEGER NOT NULL,
+                expires_at DOUBLE PRECISION NOT NULL
+            )
+            """,
+            # Written at every message to a private chat, and worth nothing after a crash
+            # (the budgets refill within seconds): kept out of the WAL, so that its writes
+            # never wait for a disk flush.
+            """
+            CREATE UNLOGGED TABLE chat_pace (
+                chat_id BIGINT PRIMARY KEY,
+                tat     DOUBLE PRECISION NOT NULL
+            )
+            """,
+        ),
     ),
 )
 

@@ -13,8 +13,13 @@ Compare-and-set: two writers of one table queue on its row lock, and the second 
 version moved on and writes nothing (PostgreSQL re-checks the ``WHERE`` on the row it waited
 for), exactly as the SQLite store's single writer refuses it.
 
-The chat and user rows are cached as in the SQLite store, which holds while this process
-is the database's only writer of them.
+The chat and user rows are cached as in the SQLite store. Several processes may write
+them, so each write tells the others on :data:`ROWS_CHANNEL`, in the statement that writes
+it, and a process that listens (:mod:`bot.cluster`) drops its copy when told.
+
+A query that cannot reach the server (it restarts, the connection broke) raises
+:class:`~bot.store.errors.StoreUnavailable`; asyncpg's pool connects again on the next
+query.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+import uuid
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
@@ -36,6 +42,7 @@ from bot.store.errors import (
     SchemaTooNewError,
     StaleVersionError,
     StoreError,
+    StoreUnavailable,
     TableNotFoundError,
     WrongStatusError,
 )
@@ -61,6 +68,7 @@ from bot.store.models import (
     UserRow,
     seats_from_json,
     seats_to_json,
+    shard_sql,
 )
 from bot.store.opening import Opening
 from bot.store.pg_migrations import PG_LATEST_VERSION, migrate, schema_version
@@ -90,6 +98,38 @@ CONNECT_ERRORS: Final[tuple[type[BaseException], ...]] = (
     TimeoutError,
 )
 """What connecting to an unusable ``DURAK_DATABASE_URL`` raises."""
+
+
+UNAVAILABLE: Final[tuple[type[BaseException], ...]] = (
+    OSError,  # the server went away (a reset connection, nobody listening any more)
+    TimeoutError,
+    asyncpg.InterfaceError,  # the connection was closed under a query
+    asyncpg.PostgresConnectionError,  # class 08: the connection failed
+    asyncpg.exceptions.OperatorInterventionError,  # class 57: the server shuts down, starts
+)
+"""What a query raises while the server cannot be reached: a
+:class:`~bot.store.errors.StoreUnavailable` to the store's callers."""
+
+INBOX_CHANNEL: Final = "durak_inbox"
+"""Told the shards of updates kept or handed over, and which store kept them
+(``3,17:<tag>``): their holders look at once (:meth:`PostgresStore.told_by_me`)."""
+TABLES_CHANNEL: Final = "durak_tables"
+"""Told a shard whose running tables changed hands between chats (a group became a
+supergroup of another shard): its holder loads those it has not."""
+ROWS_CHANNEL: Final = "durak_rows"
+"""Told each chat (``c:<id>``) and user (``u:<id>``) row written: every process's cache of
+it is out of date (:meth:`PostgresStore.row_changed`)."""
+
+
+async def _as_it_is(conn: asyncpg.Connection) -> None:
+    """A connection goes back to the pool as it is: the store leaves no session state on one
+    (no ``SET`` outside a transaction, no ``LISTEN``, advisory locks released), so asyncpg's
+    reset query, a round trip after every query, is not needed. (An open transaction is
+    still rolled back by the pool itself.)"""
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailable:
+    return StoreUnavailable(f"the database cannot be reached: {exc.__class__.__name__}: {exc}")
 
 
 async def probe(url: str, timeout: float = 10.0) -> int:
@@ -123,6 +163,8 @@ class PostgresStore:
         self._writes: set[asyncio.Future[Any]] = set()
         self._chats: _RowCache[ChatRow] = _RowCache()
         self._users: _RowCache[UserRow] = _RowCache()
+        self._tag = uuid.uuid4().hex[:12]
+        """Names this store's own row notifications (it need not drop what it wrote)."""
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -158,6 +200,7 @@ class PostgresStore:
             max_size=connections,
             timeout=connect_timeout,
             server_settings={"application_name": "durak-bot"},
+            reset=_as_it_is,
         )
         try:
             async with pool.acquire() as conn:
@@ -192,6 +235,16 @@ class PostgresStore:
         await self.close()
 
     @property
+    def pool(self) -> asyncpg.Pool:
+        """The pool of connections (for what runs beside the store on the same database:
+        :mod:`bot.cluster`)."""
+        return self._pool
+
+    async def connection(self) -> asyncpg.Connection:
+        """A connection of its own to the database, outside the pool (one that listens)."""
+        return await asyncpg.connect(self._url, server_settings={"application_name": "durak-bot"})
+
+    @property
     def path(self) -> str:
         """Where the database is: its URL, the password shown as ``***``."""
         return mask_url(self._url)
@@ -203,6 +256,30 @@ class PostgresStore:
 
     # ------------------------------------------------------------------ plumbing
 
+    def _told(self, row: str) -> str:
+        return f"{row}:{self._tag}"
+
+    @property
+    def tag(self) -> str:
+        """What ends the notifications of this store's own writes."""
+        return self._tag
+
+    def told_by_me(self, payload: str) -> bool:
+        """Whether a notification came from this store's own write (its tag ends it)."""
+        return payload.rpartition(":")[2] == self._tag
+
+    def row_changed(self, payload: str) -> None:
+        """Another process wrote a chat or user row (a :data:`ROWS_CHANNEL` notification):
+        read it again next time."""
+        kind, _, rest = payload.partition(":")
+        key, _, tag = rest.partition(":")
+        if tag == self._tag or not key.lstrip("-").isdigit():
+            return  # this store's own write, cached as written
+        if kind == "c":
+            self._chats.drop(int(key))
+        elif kind == "u":
+            self._users.drop(int(key))
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the store is closed")
@@ -210,7 +287,10 @@ class PostgresStore:
     async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """One read."""
         self._check_open()
-        return list(await self._pool.fetch(sql, *params))
+        try:
+            return list(await self._pool.fetch(sql, *params))
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
 
     async def _write(self, body: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
         """Run ``body`` in one transaction, committed before this returns.
@@ -226,13 +306,32 @@ class PostgresStore:
         return await asyncio.shield(task)
 
     async def _transaction(self, body: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
-        async with self._pool.acquire() as conn, conn.transaction():
-            return await body(conn)
+        try:
+            async with self._pool.acquire() as conn, conn.transaction():
+                return await body(conn)
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
 
-    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """One write statement, a transaction of its own: one round trip to the server."""
+    async def _fetch_written(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        try:
+            return list(await self._pool.fetch(sql, *params))
+        except UNAVAILABLE as exc:
+            raise _unavailable(exc) from exc
+
+    async def _write_one(
+        self, sql: str, params: Sequence[Any] = (), *, told: str | None = None
+    ) -> list[Any]:
+        """One write statement, a transaction of its own: one round trip to the server.
+        ``told``: the row it writes, told on :data:`ROWS_CHANNEL` in the same statement."""
         self._check_open()
-        task = asyncio.ensure_future(self._pool.fetch(sql, *params))
+        if told is not None:
+            n = len(params)
+            sql = (
+                f"WITH written AS ({sql} RETURNING 1) SELECT pg_notify(${n + 1}, ${n + 2}) "
+                "FROM written"
+            )
+            params = (*params, ROWS_CHANNEL, self._told(told))
+        task = asyncio.ensure_future(self._fetch_written(sql, params))
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
         task.add_done_callback(_retrieve)
@@ -250,8 +349,12 @@ class PostgresStore:
         or the reason it matched nothing, raised."""
         rows = await self._write_one(sql, args)
         if not rows:
-            async with self._pool.acquire() as conn:
-                raise await self._refusal(conn, table_id, expected, wanted)
+            try:
+                async with self._pool.acquire() as conn:
+                    refusal = await self._refusal(conn, table_id, expected, wanted)
+            except UNAVAILABLE as exc:
+                raise _unavailable(exc) from exc
+            raise refusal
         return rows[0]
 
     @staticmethod
@@ -293,6 +396,7 @@ class PostgresStore:
             "language = excluded.language, default_rules = excluded.default_rules, "
             "thread_id = excluded.thread_id, updated_at = excluded.updated_at",
             (chat.chat_id, chat.language, chat.default_rules, chat.thread_id, self._clock()),
+            told=f"c:{chat.chat_id}",
         )
         self._chats.wrote(chat.chat_id, chat)
 
@@ -351,6 +455,8 @@ class PostgresStore:
             await db.execute("DELETE FROM ratings WHERE scope = $1", old)
             await db.execute("DELETE FROM rating_history WHERE scope = $1", old)
             await pg_ratings.rebuild(db, chat_id=new)
+            for chat in (old, new):
+                await db.execute("SELECT pg_notify($1, $2)", ROWS_CHANNEL, self._told(f"c:{chat}"))
 
         try:
             await self._write(body)
@@ -401,6 +507,7 @@ class PostgresStore:
             "name = excluded.name, language = excluded.language, "
             "can_message = excluded.can_message, updated_at = excluded.updated_at",
             (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
+            told=f"u:{user.user_id}",
         )
         self._users.wrote(user.user_id, user)
 
@@ -408,9 +515,9 @@ class PostgresStore:
         """Record whether the bot may message the user (e.g. after /start, or a 403)."""
         try:
             rows = await self._write_one(
-                "UPDATE users SET can_message = $1, updated_at = $2 "
-                "WHERE user_id = $3 RETURNING user_id",
+                "UPDATE users SET can_message = $1, updated_at = $2 WHERE user_id = $3",
                 (int(can_message), self._clock(), user_id),
+                told=f"u:{user_id}",
             )
         finally:
             self._users.drop(user_id)
@@ -445,11 +552,34 @@ class PostgresStore:
         )
         return _table_row(rows[0]) if rows else None
 
-    async def running_tables(self) -> list[TableRow]:
-        """Every table with a game in progress, by id: what start-up loads."""
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        rows = await self._fetch("SELECT chat_id FROM tables WHERE table_id = $1", (table_id,))
+        return int(rows[0][0]) if rows else None
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game,
+        by table id."""
         rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing' ORDER BY table_id"
+            "SELECT table_id, chat_id FROM tables WHERE status = 'playing' AND seats LIKE $1 "
+            "ORDER BY table_id",
+            (f'%"user_id":{int(user_id)},%',),
         )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
+        """Every table with a game in progress (in ``shards`` only, if given), by id: what
+        start-up loads."""
+        if shards is None:
+            rows = await self._fetch(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing' ORDER BY table_id"
+            )
+        else:
+            rows = await self._fetch(
+                f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing' "
+                f"AND {shard_sql('chat_id')} = ANY($1::int[]) ORDER BY table_id",
+                (sorted(set(shards)),),
+            )
         return [_table_row(r) for r in rows]
 
     async def chat_tables(
@@ -986,21 +1116,52 @@ class PostgresStore:
         that were not kept already, in order."""
         if not updates:
             return []
+        # The shards given work are told (their holders wake at once rather than at their
+        # next look), in the same statement: the NOTIFY goes out when the rows commit.
         rows = await self._write_one(
-            "INSERT INTO inbox (update_id, body, received_at) "
-            "SELECT u.update_id, u.body, $3 "
-            "FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS u(update_id, body, n) "
-            "ORDER BY u.n ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
-            ([u.update_id for u in updates], [u.body for u in updates], self._clock()),
+            "WITH kept AS (INSERT INTO inbox (update_id, body, received_at, shard) "
+            "SELECT u.update_id, u.body, $3, u.shard "
+            "FROM unnest($1::bigint[], $2::text[], $4::int[]) WITH ORDINALITY "
+            "AS u(update_id, body, shard, n) "
+            "ORDER BY u.n ON CONFLICT (update_id) DO NOTHING RETURNING update_id, shard), "
+            "told AS (SELECT pg_notify($5, string_agg(DISTINCT shard::text, ',') || ':' || $6) "
+            "FROM kept HAVING count(*) > 0) "
+            "SELECT update_id FROM kept LEFT JOIN told ON true",
+            (
+                [u.update_id for u in updates],
+                [u.body for u in updates],
+                self._clock(),
+                [u.shard for u in updates],
+                INBOX_CHANNEL,
+                self._tag,
+            ),
         )
         return sorted(int(r[0]) for r in rows)
 
-    async def pending_updates(self) -> list[KeptUpdate]:
-        """The kept updates not done yet, by update id."""
-        rows = await self._fetch(
-            "SELECT update_id, body FROM inbox WHERE done_at IS NULL ORDER BY update_id"
+    async def pending_updates(self, shards: Collection[int] | None = None) -> list[KeptUpdate]:
+        """The kept updates not done yet (of ``shards`` only, if given), by update id."""
+        if shards is None:
+            rows = await self._fetch(
+                "SELECT update_id, body, shard FROM inbox WHERE done_at IS NULL ORDER BY update_id"
+            )
+        else:
+            rows = await self._fetch(
+                "SELECT update_id, body, shard FROM inbox WHERE done_at IS NULL "
+                "AND shard = ANY($1::int[]) ORDER BY update_id",
+                (sorted(set(shards)),),
+            )
+        return [KeptUpdate(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    async def forward_update(self, update_id: int, shard: int) -> bool:
+        """Hand a kept update not done yet to another shard (whose holder is told); whether
+        it was."""
+        rows = await self._write_one(
+            "WITH moved AS (UPDATE inbox SET shard = $1 WHERE update_id = $2 "
+            "AND done_at IS NULL RETURNING update_id) "
+            "SELECT update_id, pg_notify($3, $1::text || ':' || $4) FROM moved",
+            (shard, update_id, INBOX_CHANNEL, self._tag),
         )
-        return [KeptUpdate(int(r[0]), str(r[1])) for r in rows]
+        return bool(rows)
 
     async def finish_update(self, update_id: int) -> None:
         """Mark an update done (if it is kept and not done already)."""

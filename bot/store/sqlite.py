@@ -31,7 +31,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
@@ -72,6 +72,7 @@ from bot.store.models import (
     UserRow,
     seats_from_json,
     seats_to_json,
+    shard_sql,
 )
 from bot.store.opening import Opening
 
@@ -566,10 +567,35 @@ class SqliteStore:
         )
         return _table_row(rows[0]) if rows else None
 
-    async def running_tables(self) -> list[TableRow]:
-        """Every table with a game in progress, by id: what start-up loads."""
+    async def table_chat(self, table_id: int) -> int | None:
+        """The chat of a table (None: no such table), read alone."""
+        rows = await self._fetch("SELECT chat_id FROM tables WHERE table_id = ?", (table_id,))
+        return int(rows[0][0]) if rows else None
+
+    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
+        """(table id, chat id) of every table where ``user_id`` is seated at a running game,
+        by table id."""
         rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing' ORDER BY table_id"
+            "SELECT table_id, chat_id FROM tables WHERE status = 'playing' AND seats LIKE ? "
+            "ORDER BY table_id",
+            (f'%"user_id":{int(user_id)},%',),
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
+        """Every table with a game in progress (in ``shards`` only, if given), by id: what
+        start-up loads."""
+        where = ""
+        params: tuple[int, ...] = ()
+        if shards is not None:
+            wanted = sorted(set(shards))
+            marks = ",".join("?" * len(wanted))
+            where = f" AND {shard_sql('chat_id')} IN ({marks})" if wanted else " AND 0"
+            params = tuple(wanted)
+        rows = await self._fetch(
+            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing'{where} "
+            "ORDER BY table_id",
+            params,
         )
         return [_table_row(r) for r in rows]
 
@@ -1094,21 +1120,38 @@ class SqliteStore:
         if not updates:
             return []
         now = self._clock()
-        marks = ", ".join("(?, ?, ?)" for _ in updates)
-        params = [value for u in updates for value in (u.update_id, u.body, now)]
+        marks = ", ".join("(?, ?, ?, ?)" for _ in updates)
+        params = [value for u in updates for value in (u.update_id, u.body, now, u.shard)]
         rows = await self._write_one(
-            f"INSERT INTO inbox (update_id, body, received_at) VALUES {marks} "
+            f"INSERT INTO inbox (update_id, body, received_at, shard) VALUES {marks} "
             "ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
             params,
         )
         return sorted(int(r[0]) for r in rows)
 
-    async def pending_updates(self) -> list[KeptUpdate]:
-        """The kept updates not done yet, by update id."""
+    async def pending_updates(self, shards: Collection[int] | None = None) -> list[KeptUpdate]:
+        """The kept updates not done yet (of ``shards`` only, if given), by update id."""
+        where = ""
+        params: tuple[int, ...] = ()
+        if shards is not None:
+            wanted = sorted(set(shards))
+            where = f" AND shard IN ({','.join('?' * len(wanted))})" if wanted else " AND 0"
+            params = tuple(wanted)
         rows = await self._fetch(
-            "SELECT update_id, body FROM inbox WHERE done_at IS NULL ORDER BY update_id"
+            f"SELECT update_id, body, shard FROM inbox WHERE done_at IS NULL{where} "
+            "ORDER BY update_id",
+            params,
         )
-        return [KeptUpdate(int(r[0]), str(r[1])) for r in rows]
+        return [KeptUpdate(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    async def forward_update(self, update_id: int, shard: int) -> bool:
+        """Hand a kept update not done yet to another shard; whether it was."""
+        rows = await self._write_one(
+            "UPDATE inbox SET shard = ? WHERE update_id = ? AND done_at IS NULL "
+            "RETURNING update_id",
+            (shard, update_id),
+        )
+        return bool(rows)
 
     async def finish_update(self, update_id: int) -> None:
         """Mark an update done (if it is kept and not done already)."""

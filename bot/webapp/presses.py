@@ -10,18 +10,21 @@ is shown it, and the chat's hand message stays as it was.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from telegram import Bot, User
 
 from bot import callbacks as cb
+from bot.cluster.routing import NotHere
 from bot.handlers.common import refusal_text, say
 from bot.handlers.presses import Outcome, Presser, run_press
 from bot.handlers.replay import send_replay
-from bot.i18n import tr
+from bot.i18n import LANGS, Lang, tr
 from bot.tables import Live, Refused
 
 from . import frames as f
+from .auth import WebAppUser
 from .hub import Hub, Page
 from .state import Private
 
@@ -29,12 +32,19 @@ if TYPE_CHECKING:
     from bot.presenter import Presenter
     from bot.runtime import Runtime
 
-__all__ = ["PageDesk", "telegram_user"]
+__all__ = ["PAGE_PRESS", "PageDesk", "telegram_user"]
 
 
-def telegram_user(page: Page) -> User:
-    """The page's user as PTB's ``User`` (the handlers' shared code takes one)."""
-    found = page.user
+PAGE_PRESS = "page"
+"""A press of a page connected to another process than the table's holder."""
+
+Shown = Callable[[Live, Private | None], None]
+"""What a page is to show after a press: the table, and the page's own choice if any."""
+
+
+def telegram_user(viewer: WebAppUser) -> User:
+    """A page's user as PTB's ``User`` (the handlers' shared code takes one)."""
+    found = viewer
     return User(
         id=found.id,
         first_name=found.first_name,
@@ -56,22 +66,44 @@ class PageDesk:
 
     async def press(self, page: Page, frame: f.Press) -> dict[str, Any]:
         """Run one press; the ``ack`` or ``notice`` that answers it."""
-        lang = page.lang
+
+        def shown(live: Live, private: Private | None) -> None:
+            page.private = private
+            self._hub.show(page, live)
+
+        try:
+            return await self.run(page.table_id, page.user, page.lang, frame.press, frame.v, shown)
+        except NotHere as exc:
+            return await self._elsewhere(page, frame, exc.shard)
+
+    async def run(
+        self,
+        table_id: int,
+        viewer: WebAppUser,
+        lang: Lang,
+        press: str,
+        v: int,
+        shown: Shown,
+    ) -> dict[str, Any]:
+        """Run the press ``press`` made on a page of ``table_id`` at version ``v`` by
+        ``viewer``; ``shown`` is told what the page is to show now (a choice the press
+        opened, or the current state of a refused one). The answer's frame.
+        :class:`~bot.cluster.routing.NotHere` if another process holds the table."""
         rt = self._rt
         try:
-            decoded = rt.codec.decode(frame.press)
+            decoded = rt.codec.decode(press)
         except cb.BadCallback:
             return f.notice("malformed", say(lang, "malformed"))
-        if getattr(decoded, "table", None) != page.table_id or isinstance(
+        if getattr(decoded, "table", None) != table_id or isinstance(
             decoded, cb.SetLang | cb.ReplayStep
         ):
             return f.notice("wrong_table", tr(lang, "webapp.notice.wrong_table"))
-        user = telegram_user(page)
+        user = telegram_user(viewer)
         try:
-            live = await rt.tables.get(page.table_id)
+            live = await rt.tables.get(table_id)
             if live is None:
                 raise Refused("gone")
-            if frame.v != live.version:
+            if v != live.version:
                 raise Refused("outdated")
             if isinstance(decoded, cb.ReplayOpen):
                 if not await send_replay(rt, user, decoded.table, decoded.game, lang):
@@ -84,12 +116,12 @@ class PageDesk:
                     raise Refused("open_private")
                 if outcome.show:
                     shows = outcome.choice is not None or outcome.selection is not None
-                    page.private = (
+                    shown(
+                        live,
                         Private(live.version, outcome.choice, outcome.selection, outcome.purpose)
                         if shows
-                        else None
+                        else None,
                     )
-                    self._hub.show(page, live)
                 answered.update(f.ack(live.version, outcome.text))
 
             presser = Presser(user, lang, self._bot)
@@ -97,7 +129,68 @@ class PageDesk:
             return answered
         except Refused as exc:
             if exc.reason in ("outdated", "rematch_old"):
-                current = await rt.tables.get(page.table_id)
+                current = await rt.tables.get(table_id)
                 if current is not None:
-                    self._hub.show(page, current)
+                    shown(current, None)
             return f.notice(exc.reason, refusal_text(lang, exc))
+
+    async def _elsewhere(self, page: Page, frame: f.Press, shard: int) -> dict[str, Any]:
+        """A press of a page of a table another process holds: run there, and answered and
+        shown here."""
+        from bot.cluster.member import Member
+        from bot.cluster.views import private_from
+
+        member = self._rt.cluster
+        if not isinstance(member, Member):
+            return f.notice("try_again", say(page.lang, "try_again"))
+        user = page.user
+        answer = await member.ask(
+            PAGE_PRESS,
+            page.table_id,
+            shard,
+            user={
+                "id": user.id,
+                "first_name": user.first_name,
+                "last_name": user.last_name,
+                "username": user.username,
+                "language_code": user.language_code,
+            },
+            lang=page.lang,
+            press=frame.press,
+            v=frame.v,
+        )
+        reply = answer.get("reply") if answer is not None else None
+        if answer is None or not isinstance(reply, dict):
+            return f.notice("try_again", say(page.lang, "try_again"))
+        if answer.get("show"):
+            live = await self._rt.tables.peek(page.table_id)
+            if live is not None:
+                page.private = private_from(answer.get("private"))
+                self._hub.show(page, live)
+        return reply
+
+    async def run_relayed(self, table_id: int, data: Mapping[str, Any]) -> dict[str, Any]:
+        """A press of a page connected to another process (:meth:`_elsewhere`), run here,
+        where the table is held: what to answer it."""
+        from bot.cluster.views import private_json
+
+        told: dict[str, Any] = {"show": False, "private": None}
+
+        def shown(live: Live, private: Private | None) -> None:
+            told.update(show=True, private=private_json(private))
+
+        person = data.get("user")
+        lang = data.get("lang")
+        if not isinstance(person, dict) or lang not in LANGS:
+            return {"reply": f.notice("malformed", say("en", "malformed"))}
+        viewer = WebAppUser(
+            int(person["id"]),
+            str(person.get("first_name") or ""),
+            str(person.get("last_name") or ""),
+            person.get("username"),
+            person.get("language_code"),
+        )
+        reply = await self.run(
+            table_id, viewer, lang, str(data.get("press")), int(data.get("v", -1)), shown
+        )
+        return {"reply": reply, **told}

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from aiohttp import WSMsgType, web
 
+from bot.cluster.routing import NotHere
 from bot.i18n import Lang, pick_lang, tr
 from bot.tables import Live
 
@@ -160,6 +161,16 @@ class WebAppServer:
         self._runner: web.AppRunner | None = None
         self._site: web.TCPSite | None = None
         self.refused = 0
+
+    @property
+    def desk(self) -> PressDesk:
+        """Where the pages' presses run."""
+        return self._desk
+
+    @property
+    def hub(self) -> Hub:
+        """The open pages."""
+        return self._hub
 
     def application(self) -> web.Application:
         """The aiohttp application with the routes of PROTOCOL.md."""
@@ -324,7 +335,12 @@ class WebAppServer:
         except BadToken:
             table_id = None
         if table_id is not None:
-            live = await self._rt.tables.get(table_id)
+            try:
+                live = await self._rt.tables.get(table_id)
+            except NotHere:
+                # another process holds it: shown as the store has it, and kept up to date
+                # as that process tells its changes (bot.cluster.views)
+                live = await self._rt.tables.peek(table_id)
         if table_id is None or live is None:
             await self._refuse(ws, f.CLOSE_NO_TABLE, "no_table", lang)
             return None

@@ -14,6 +14,7 @@ from store_backends import Database, PostgresDatabase, SqliteDatabase
 from store_helpers import ALICE, BORIS, BOT, VERA, FakeClock, lose, play, playing_table
 
 from bot.store import ChatRow, KeptUpdate, Outcome, Store, TableStatus, UserRow
+from bot.store.migrations import EPHEMERAL_TABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,7 +63,7 @@ async def fill(store: Store, clock: FakeClock) -> dict[str, int]:
     inbox's updates (done by a move, done once handled, pending); and a lobby purged, so
     that the highest id ever handed out is no longer in the table."""
     await store.set_state("menus", '{"en": "ab12", "ru": "cd34"}')
-    await store.keep_updates([update(7001), update(7002), update(7003), update(7004)])
+    await store.keep_updates([update(7001), update(7002), update(7003), update(7004, shard=5)])
     await store.save_user(UserRow(1, "Alice", "en", True))
     await store.save_user(UserRow(3, "Вера", "ru", False))
     await store.save_chat(ChatRow(-100, "ru", '{"game":"perevodnoy"}', 7))
@@ -103,8 +104,16 @@ async def fill(store: Store, clock: FakeClock) -> dict[str, int]:
     return {"last_id": stale.table_id, "running": first.table_id}
 
 
-def update(update_id: int) -> KeptUpdate:
-    return KeptUpdate(update_id, f'{{"update_id": {update_id}, "message": {{"text": "Ходи"}}}}')
+def update(update_id: int, shard: int = 0) -> KeptUpdate:
+    body = f'{{"update_id": {update_id}, "message": {{"text": "Ходи"}}}}'
+    return KeptUpdate(update_id, body, shard)
+
+
+async def run_processes(database: Database) -> None:
+    """What running processes leave: a heartbeat, leases, a chat's pace."""
+    await database.query("INSERT INTO members VALUES ('m1', 'host', 42, 1.0, 4.0)")
+    await database.query("INSERT INTO shard_leases VALUES (3, 'm1', 2, 4.0), (-1, 'm1', 1, 4.0)")
+    await database.query("INSERT INTO chat_pace VALUES (1, 5.0)")
 
 
 @pytest.mark.parametrize(
@@ -129,29 +138,33 @@ async def test_a_copy_holds_every_row_and_goes_on(
     source, target = make(source_backend, "source.sqlite3"), make(target_backend, "copy.sqlite3")
     async with source.open(clock=clock) as store:
         facts = await fill(store, clock)
+    await run_processes(source)
     before = await dump(source)
     kept = ("tables", "games", "actions", "tallies", "bot_state", "inbox")
     assert all(before[t] for t in (*kept, "rated_games", "ratings", "rating_history"))
+    assert all(before[t] for t in EPHEMERAL_TABLES)
 
     code, out, err = run_copy("--from", location(source), "--to", location(target), cwd=tmp_path)
     assert code == 0, err
     assert out.startswith("durak-bot copy: copied ") and err == ""
     assert f"actions {len(before['actions'])}" in out
 
-    assert await dump(target) == before
+    # every row of the data; none of the processes that ran on the source
+    assert await dump(target) == {t: [] if t in EPHEMERAL_TABLES else r for t, r in before.items()}
     assert await dump(source) == before  # the source is only read
     async with target.open(clock=clock) as copy:
         # The copy goes on where the source was: the running game, the next id.
         running = await copy.running_tables()
         assert [t.table_id for t in running] == [facts["running"]]
         assert await copy.get_state("menus") == '{"en": "ab12", "ru": "cd34"}'
-        assert await copy.pending_updates() == [update(7003), update(7004)]
+        assert await copy.pending_updates() == [update(7003), update(7004, shard=5)]
+        assert await copy.pending_updates([5]) == [update(7004, shard=5)]
         assert await copy.keep_updates([update(7002), update(7005)]) == [7005]
         saved = await copy.save_action(
             running[0].table_id, running[0].version, game="r4", action="b4", seat=1, update_id=7003
         )
         assert saved.seq == 4
-        assert await copy.pending_updates() == [update(7004), update(7005)]
+        assert await copy.pending_updates() == [update(7004, shard=5), update(7005)]
         log = await copy.game_log(running[0].table_id, 2)
         assert [a.action for a in log] == ["a1", "a2", "a3", "b4"]
         fresh = await copy.create_table(-100, rules="{}")

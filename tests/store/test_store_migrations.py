@@ -75,9 +75,18 @@ def seed_v4(db: sqlite3.Connection) -> None:
 
 
 def seed_v5(db: sqlite3.Connection) -> None:
-    """A database as version 5 left it: version 4's data and an update handled."""
+    """A database as version 5 left it: version 4's data and two kept updates, one done."""
     seed_v4(db)
-    db.execute("INSERT INTO inbox VALUES (400, '{\"update_id\": 400}', 33.0, 33.5)")
+    db.execute(
+        "INSERT INTO inbox VALUES (600, '{\"update_id\": 600}', 33.0, 34.0), "
+        "(601, '{\"update_id\": 601}', 33.5, NULL)"
+    )
+
+
+def seed_v6(db: sqlite3.Connection) -> None:
+    """A database as version 6 left it: version 5's data, its finished game rated by the
+    migration itself."""
+    seed_v5(db)
 
 
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
@@ -87,6 +96,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     3: seed_v3,
     4: seed_v4,
     5: seed_v5,
+    6: seed_v6,
 }
 
 
@@ -169,6 +179,12 @@ async def check_upgraded(store: Store, version: int) -> None:
     assert await store.get_state("menus") == kept
     await store.set_state("menus", "{}")
     assert await store.get_state("menus") == "{}"
+    # Version 7 gave each kept update its shard: those kept before are shard 0's.
+    if version >= 5:
+        pending = [KeptUpdate(601, '{"update_id": 601}', 0)]
+        assert await store.pending_updates() == pending
+        assert await store.pending_updates([0]) == pending
+        assert await store.pending_updates([1, 2]) == []
 
 
 async def check_v1_data(store: Store) -> None:

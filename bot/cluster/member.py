@@ -1,0 +1,597 @@
+"""This process as one of several on one database: what it holds, and how it takes, keeps
+and gives back its part.
+
+Every :data:`~bot.cluster.leases.BEAT` the member renews its heartbeat and its leases
+(:class:`~bot.cluster.leases.Leases`) and applies what the beat found:
+
+* a shard gained: its running tables are loaded (as start-up loads them, restricted to
+  the shard), their messages adopted and drawn again, their clocks and computer players
+  set again; then its updates are handled here: those kept from now on at once, and those
+  waiting in the store (kept by another process, or before a crash);
+* a shard lost (taken over after the lease ran out, or held under a new epoch): at once,
+  its updates are no longer handled here and its tables leave memory, their clocks and
+  pending redraws cancelled;
+* shards to give back (a newcomer is below its share): no new update of them is taken,
+  those running finish (a few seconds at most), their tables are let go, then the leases
+  are given back and the others told;
+* polling gained or lost: PTB's updater is started or stopped (polling mode only).
+
+If the database cannot be reached, nothing is renewed: once the leases would have run
+out, everything is let go here (another process may take it meanwhile), and taken again
+when the database is back. Every write is fenced by the table's version besides, so a
+holder that lost its lease without knowing can never apply a move twice.
+
+Wake-ups come from PostgreSQL's ``LISTEN``: updates kept for a shard held here, a member
+joining or leaving, rows written by others, tables moved; a look every second catches any
+notification lost while the listening connection was down.
+
+On SIGTERM (:meth:`Member.leave`): polling stops and is given back first, then the
+updates in hand finish, and every lease is given back at once; the others take over
+within a beat, told.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dtm
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Collection, Coroutine
+from typing import TYPE_CHECKING, Any, Final
+
+import asyncpg
+from telegram.error import Conflict, TelegramError
+from telegram.ext import Application
+
+from bot.cluster.leases import BEAT, MEMBERS_CHANNEL, POLLER, TTL, Beat, Leases
+from bot.cluster.pace import SharedBudgets
+from bot.cluster.routing import Router
+from bot.inbox import Inbox
+from bot.pacing import Pacer
+from bot.store import StoreError, shard_of
+from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, TABLES_CHANNEL, PostgresStore
+
+if TYPE_CHECKING:
+    from bot.presenter import Presenter
+    from bot.runtime import Runtime
+    from bot.tables import TableService
+
+__all__ = ["DRAIN", "Member"]
+
+log = logging.getLogger(__name__)
+
+AnyApp = Application[Any, Any, Any, Any, Any, Any]
+
+DRAIN: Final = 5.0
+"""Seconds the updates in hand of shards being given back may take to finish."""
+LOOK: Final = 1.0
+"""Seconds between two looks at the store for updates of the shards held here."""
+MARGIN: Final = 0.5
+"""Seconds before a lease runs out (by this process's own clock, from the start of the beat
+that renewed it) at which this process stops counting on it."""
+CUT_OFF: Final = 30.0
+"""Seconds past its lease after which a process that cannot reach the database stops
+polling (the others may have taken polling over)."""
+POLL_TIMEOUT: Final = 10.0
+ASK_TIMEOUT: Final = 15.0
+"""Seconds a process waits for another's answer (longer than a takeover takes)."""
+REPLIES_CHANNEL: Final = "durak_replies"
+"""Told the answers to what one process asked another (``<reply id> <json>``)."""
+
+Listener = Callable[[Any, int, str, str], None]
+"""A notification's callback: (connection, server pid, channel, payload)."""
+"""Seconds of each long poll (``getUpdates``)."""
+
+
+class Member:
+    """This process's heartbeat, shards and polling, on the database of ``store``."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        app: AnyApp,
+        store: PostgresStore,
+        *,
+        poll: bool,
+        beat: float = BEAT,
+        ttl: float = TTL,
+    ) -> None:
+        self.member_id = uuid.uuid4().hex
+        self._rt = rt
+        self._app = app
+        self._store = store
+        self._beat_every = beat
+        self._ttl = ttl
+        self._wants_poll = poll
+        self.leases = Leases(store.pool, self.member_id, ttl=ttl)
+        self.router = Router(rt.codec, store)
+        self.budgets = SharedBudgets(store.pool, rt.settings.pacing())
+        self._held: dict[int, int] = {}
+        """The shards whose lease this process holds (shard -> epoch): their tables are its."""
+        self._ready: set[int] = set()
+        """Held shards whose tables are loaded: their updates are handled here."""
+        self._loading: set[int] = set()
+        self._leaving: set[int] = set()
+        """Held shards being given back: their tables finish what is in hand, and go."""
+        self._giving = False
+        self._poller_epoch: int | None = None
+        self._lease_polls = False
+        self._may_poll = False
+        self._steering = asyncio.Lock()
+        self._valid_until = 0.0
+        self._next_beat = beat
+        self._members = 0
+        self._beat_wake = asyncio.Event()
+        self._look_wake = asyncio.Event()
+        self._listener: asyncpg.Connection | None = None
+        self._connecting = False
+        self._closing = False
+        self._left = False
+        self._failing = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._loops: list[asyncio.Task[None]] = []
+        self._listeners: dict[str, Listener] = {}
+        self._asked: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._pruned = 0.0
+        self.taken_over = 0
+        """Running tables taken over so far (for the logs and the tests)."""
+
+    # ------------------------------------------------------------------ what is held
+
+    def holds_chat(self, chat_id: int) -> bool:
+        """Whether this process holds the chat's shard, so its tables."""
+        return shard_of(chat_id) in self._held
+
+    def ready(self, shard: int) -> bool:
+        """Whether the updates of ``shard`` are handled here."""
+        return shard in self._ready
+
+    def holds_table(self, table_id: int) -> bool:
+        """Whether a table is held here and in memory (its changes are seen here first)."""
+        return self._rt.tables.cached(table_id) is not None
+
+    @property
+    def store(self) -> PostgresStore:
+        """The database the members share."""
+        return self._store
+
+    @property
+    def tables(self) -> TableService:
+        """This process's table service."""
+        return self._rt.tables
+
+    @property
+    def shards(self) -> list[int]:
+        """The shards held now."""
+        return sorted(self._held)
+
+    @property
+    def polls(self) -> bool:
+        """Whether this process asks Telegram for the updates now."""
+        updater = self._app.updater
+        return updater is not None and updater.running
+
+    @property
+    def inbox(self) -> Inbox:
+        inbox = self._rt.inbox
+        assert inbox is not None, "the member starts once the inbox is open"
+        return inbox
+
+    @property
+    def presenter(self) -> Presenter:
+        from bot.presenter import Presenter
+
+        found = self._rt.extras["presenter"]
+        assert isinstance(found, Presenter)
+        return found
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Join, take a first share of the shards and load their tables, then beat on."""
+        await self.leases.join()
+        await self._connect()
+        await self._beat()
+        if self._loading:
+            await self._settled()
+        self._loops = [
+            asyncio.get_running_loop().create_task(self._beats(), name="cluster beats"),
+            asyncio.get_running_loop().create_task(self._looks(), name="cluster looks"),
+        ]
+        log.info(
+            "cluster: member %s of %d, holding %d shards%s",
+            self.member_id[:8],
+            self._members,
+            len(self._held),
+            ", polling" if self._lease_polls and self._wants_poll else "",
+        )
+
+    def take_polling(self) -> None:
+        """The application runs: poll whenever this process holds polling's lease."""
+        self._may_poll = True
+        self._spawn(self._steer_polling())
+
+    async def leave(self) -> None:
+        """Stop: polling first, then the updates in hand finish, then every lease is given
+        back at once, and the others told."""
+        if self._left:
+            return
+        self._left = self._closing = True
+        for task in self._loops:
+            task.cancel()
+        for task in self._loops:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        async with self._steering:
+            updater = self._app.updater
+            if self._may_poll and updater is not None and updater.running:
+                request = self._rt.updates_request
+                if request is not None:
+                    request.keep = None  # see _steer_polling
+                await updater.stop()
+        if self._poller_epoch is not None:
+            with contextlib.suppress(StoreError):
+                await self.leases.release({POLLER: self._poller_epoch})
+        shards = set(self._held)
+        self._ready.clear()
+        self.inbox.let_go(shards)
+        await self.inbox.drain(shards, DRAIN)
+        await self._quiet(shards)
+        self._let_go(shards)
+        try:
+            await self.leases.leave()
+            log.info("cluster: left, every lease given back")
+        except StoreError as exc:
+            log.warning("cluster: left; the leases run out in %.0f s (%s)", self._ttl, exc)
+        for task in list(self._tasks):
+            task.cancel()
+        if self._listener is not None:
+            with contextlib.suppress(Exception):
+                await self._listener.close()
+
+    async def _settled(self, timeout: float = 300.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self._loading and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    def _spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_log_failure)
+
+    # ------------------------------------------------------------------ beats
+
+    async def _beats(self) -> None:
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._beat_wake.wait(), self._next_beat)
+            self._beat_wake.clear()
+            if self._closing:
+                return
+            await self._beat()
+
+    async def _beat(self) -> None:
+        started = time.monotonic()
+        self._next_beat = self._beat_every
+        if self._listener is None or self._listener.is_closed():
+            self._spawn(self._connect())
+        limit = max(MARGIN, self._valid_until - started) if self._held else 2 * self._ttl
+        try:
+            beat = await asyncio.wait_for(self.leases.beat(poll=self._wants_poll), limit)
+        except (StoreError, TimeoutError) as exc:
+            if not self._failing:
+                log.warning("cluster: cannot renew the leases: %s", exc or "no answer in time")
+                self._failing = True
+            now = time.monotonic()
+            if now >= self._valid_until and self._held:
+                log.warning("cluster: the leases ran out; every table held here is let go")
+                self._let_go(set(self._held))
+            # Polling goes on: nobody can take its lease without the database, and nothing
+            # is confirmed to Telegram that was not kept. Only a long outage (this process
+            # cut off, the others not) ends it.
+            if now >= self._valid_until + CUT_OFF and self._poller_epoch is not None:
+                self._poller_epoch = None
+                self._set_polling(False)
+            self._next_beat = min(self._beat_every, 0.5)
+            return
+        if self._failing:
+            log.info("cluster: the leases are renewed again")
+            self._failing = False
+        self._valid_until = started + self._ttl - MARGIN
+        self._apply(beat)
+        if beat.next_expiry is not None:
+            # take a lease over the moment it runs out, not up to a beat later
+            due = beat.next_expiry - beat.now + 0.05
+            if 0 < due < self._next_beat:
+                self._next_beat = due
+        if beat.polls and time.monotonic() - self._pruned > 60:
+            self._pruned = time.monotonic()
+            self._spawn(self.budgets.prune())
+
+    def _apply(self, beat: Beat) -> None:
+        self._members = beat.members
+        after = beat.shards
+        lost = {s for s, e in self._held.items() if after.get(s) != e}
+        if lost:
+            log.info("cluster: shards %s no longer held here (run out, taken over)", _span(lost))
+            self._let_go(lost)
+        gained = {s: e for s, e in after.items() if self._held.get(s) != e}
+        self._held.update(gained)
+        waiting = set(self._held) - self._ready - self._loading - self._leaving
+        if waiting:
+            self._loading |= waiting
+            self._spawn(self._load(waiting))
+        self._poller_epoch = beat.held.get(POLLER)
+        self._set_polling(beat.polls)
+        if beat.extras and not self._giving:
+            self._giving = True
+            self._spawn(self._give_back(beat.extras))
+
+    # ------------------------------------------------------------------ shards
+
+    async def _load(self, shards: set[int]) -> None:
+        """Take over the running tables of ``shards`` (already marked loading)."""
+        rt = self._rt
+        epochs = {s: self._held[s] for s in shards if s in self._held}
+        try:
+            rows = await self._store.running_tables(list(epochs))
+            lives = rt.tables.adopt_running(
+                [
+                    r
+                    for r in rows
+                    if self._held.get(shard_of(r.chat_id)) == epochs.get(shard_of(r.chat_id))
+                ]
+            )
+            for live in lives:
+                await rt.tables.recall(live)
+        except StoreError as exc:
+            log.warning("cluster: shards %s not loaded (%s): tried again", _span(shards), exc)
+            self._loading -= shards
+            return
+        still = {s for s, e in epochs.items() if self._held.get(s) == e}
+        presenter = self.presenter
+        pacer = self._app.bot.rate_limiter
+        for live in lives:
+            if shard_of(live.row.chat_id) not in still:
+                rt.tables.forget(live.table_id)
+                continue
+            self.router.note(live.table_id, live.row.chat_id)
+            if isinstance(pacer, Pacer) and live.row.chat_id < 0:
+                # the process before may have spent the group's burst just now (a private
+                # chat's budget is shared: the database knows)
+                pacer.assume_spent(live.row.chat_id)
+            presenter.adopt_messages(live)
+            try:
+                await presenter.redraw(live, [])
+            except StoreError as exc:
+                log.warning("table %s: not drawn again after the takeover: %s", live.table_id, exc)
+        self._loading -= shards
+        self._ready |= {s for s in still if self._held.get(s) == epochs[s]}
+        taken = sum(1 for live in lives if shard_of(live.row.chat_id) in still)
+        self.taken_over += taken
+        log.info("cluster: shards %s taken, %d running tables", _span(still), taken)
+        self._look_wake.set()
+
+    def _let_go(self, shards: Collection[int]) -> None:
+        """Stop holding ``shards`` here, at once: their updates and tables."""
+        shards = set(shards)
+        if not shards:
+            return
+        for shard in shards:
+            self._held.pop(shard, None)
+            self._ready.discard(shard)
+        self.inbox.let_go(shards)
+        presenter = self.presenter
+        for live in self._rt.tables.loaded():
+            if shard_of(live.row.chat_id) in shards:
+                presenter.drop(live)
+
+    async def _quiet(self, shards: Collection[int], timeout: float = DRAIN) -> None:
+        """Wait for the changes under way at the tables of ``shards`` (a clock, a computer
+        player), at most ``timeout`` seconds."""
+        for live in self._rt.tables.loaded():
+            if shard_of(live.row.chat_id) not in shards:
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(live.lock.acquire(), timeout)
+                live.lock.release()
+
+    async def _give_back(self, leases: dict[int, int]) -> None:
+        shards = {s for s, e in leases.items() if self._held.get(s) == e}
+        self._leaving |= shards
+        try:
+            self._ready -= shards
+            self.inbox.let_go(shards)
+            await self.inbox.drain(shards, DRAIN)
+            await self._quiet(shards)
+            still = {s: e for s, e in leases.items() if s in shards and self._held.get(s) == e}
+            self._let_go(still)
+            await self.leases.release(still)
+            log.info("cluster: shards %s given back", _span(still))
+        except StoreError as exc:
+            log.warning("cluster: shards not given back (%s): their leases run out", exc)
+        finally:
+            self._leaving -= shards
+            self._giving = False
+
+    async def tables_moved(self, chat_id: int) -> None:
+        """Running tables moved to ``chat_id`` (a group became a supergroup): the holder of
+        its shard is told to take them."""
+        with contextlib.suppress(StoreError, *_CONNECTION_ERRORS):
+            await self._store.pool.execute(
+                "SELECT pg_notify($1, $2)", TABLES_CHANNEL, str(shard_of(chat_id))
+            )
+
+    # ------------------------------------------------------------------ polling
+
+    def _set_polling(self, polls: bool) -> None:
+        if polls != self._lease_polls:
+            self._lease_polls = polls
+            if self._may_poll:
+                self._spawn(self._steer_polling())
+
+    async def _steer_polling(self) -> None:
+        async with self._steering:
+            updater = self._app.updater
+            if updater is None:
+                return
+            want = self._lease_polls and not self._closing
+            if want and not updater.running:
+                from bot.webhook import ALLOWED_UPDATES
+
+                await updater.start_polling(
+                    timeout=dtm.timedelta(seconds=POLL_TIMEOUT),
+                    allowed_updates=ALLOWED_UPDATES,
+                    error_callback=_polling_failed,
+                )
+                log.info("cluster: this process asks Telegram for the updates now")
+            elif not want and updater.running:
+                # PTB's last getUpdates on stopping confirms what was kept and drops what
+                # it returns: nothing of that is confirmed to Telegram, so nothing is kept
+                request = self._rt.updates_request
+                keep = request.keep if request is not None else None
+                if request is not None:
+                    request.keep = None
+                try:
+                    await updater.stop()
+                finally:
+                    if request is not None:
+                        request.keep = keep
+                log.info("cluster: this process no longer asks Telegram for the updates")
+
+    # ------------------------------------------------------------------ the store's updates
+
+    async def _looks(self) -> None:
+        while not self._closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._look_wake.wait(), LOOK)
+            self._look_wake.clear()
+            if self._closing or not self._ready:
+                continue
+            try:
+                found = await self.inbox.pending(self._app.bot, sorted(self._ready))
+            except StoreError:
+                continue
+            for update in found:
+                await self._app.update_queue.put(update)
+
+    # ------------------------------------------------------------------ listening
+
+    async def _connect(self) -> None:
+        if self._connecting:
+            return
+        self._connecting = True
+        try:
+            conn = await self._store.connection()
+            await conn.add_listener(INBOX_CHANNEL, self._on_inbox)
+            await conn.add_listener(MEMBERS_CHANNEL, self._on_members)
+            await conn.add_listener(ROWS_CHANNEL, self._on_rows)
+            await conn.add_listener(TABLES_CHANNEL, self._on_tables)
+            await conn.add_listener(REPLIES_CHANNEL, self._on_replies)
+            for channel, callback in self._listeners.items():
+                await conn.add_listener(channel, callback)
+            self._listener = conn
+            self._look_wake.set()  # what was told while nobody listened
+        except _CONNECTION_ERRORS as exc:
+            log.info("cluster: not listening yet (%s): looking every %.0f s", exc, LOOK)
+        finally:
+            self._connecting = False
+
+    def _on_inbox(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        if self._store.told_by_me(payload):
+            return  # kept here: those of a shard held here are handled here already
+        shards = payload.rpartition(":")[0].split(",")
+        if any(s.isdigit() and int(s) in self._ready for s in shards):
+            self._look_wake.set()
+
+    def _on_members(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        self._beat_wake.set()
+
+    def _on_rows(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        self._store.row_changed(payload)
+        kind, _, rest = payload.partition(":")
+        chat = rest.partition(":")[0]
+        if kind == "c" and chat.lstrip("-").isdigit():
+            self.router.chat_moved(int(chat))
+
+    def listen(self, channel: str, callback: Listener) -> None:
+        """Have ``callback`` told of every notification on ``channel`` from now on."""
+        self._listeners[channel] = callback
+        conn = self._listener
+        if conn is not None and not conn.is_closed():
+            self._spawn(conn.add_listener(channel, callback))
+
+    async def ask(
+        self, kind: str, table: int, shard: int, *, timeout: float = ASK_TIMEOUT, **data: Any
+    ) -> dict[str, Any] | None:
+        """Ask the holder of ``table`` (of ``shard``) to do ``kind`` with ``data``, through the
+        inbox, and wait for its answer (:meth:`answer`); None if none came in time (the
+        request stays kept: its holder may still carry it out)."""
+        reply = uuid.uuid4().hex
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asked[reply] = future
+        try:
+            await self.inbox.relay(kind, table, shard, reply=reply, **data)
+            return await asyncio.wait_for(future, timeout)
+        except (TimeoutError, StoreError) as exc:
+            log.info("cluster: %s at table %s got no answer: %s", kind, table, exc or "in time")
+            return None
+        finally:
+            self._asked.pop(reply, None)
+
+    async def answer(self, reply: object, content: dict[str, Any]) -> None:
+        """Answer what another process asked (:meth:`ask`) under ``reply``."""
+        if not isinstance(reply, str):
+            return
+        payload = f"{reply} {json.dumps(content, ensure_ascii=False, separators=(',', ':'))}"
+        with contextlib.suppress(StoreError, *_CONNECTION_ERRORS):
+            await self._store.pool.execute("SELECT pg_notify($1, $2)", REPLIES_CHANNEL, payload)
+
+    def _on_replies(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        reply, _, body = payload.partition(" ")
+        future = self._asked.get(reply)
+        if future is not None and not future.done():
+            try:
+                future.set_result(json.loads(body))
+            except ValueError:
+                log.warning("cluster: an answer unreadable: %.200r", body)
+
+    def _on_tables(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        if payload.isdigit() and int(payload) in self._ready:
+            shard = int(payload)
+            self._loading.add(shard)
+            self._ready.discard(shard)
+            self._spawn(self._load({shard}))
+
+
+_CONNECTION_ERRORS: Final[tuple[type[BaseException], ...]] = (
+    OSError,
+    TimeoutError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+)
+
+
+def _polling_failed(exc: TelegramError) -> None:
+    if isinstance(exc, Conflict):
+        # another process polled a moment longer (polling changed hands): tried again
+        log.info("cluster: polling: %s", exc)
+    else:
+        log.warning("cluster: polling failed: %s", exc)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("cluster: %s failed", task.get_name(), exc_info=task.exception())
+
+
+def _span(shards: Collection[int]) -> str:
+    """Shards as a short text: ``0-31`` or ``3, 17``."""
+    found = sorted(shards)
+    if len(found) > 2 and found == list(range(found[0], found[-1] + 1)):
+        return f"{found[0]}-{found[-1]}"
+    return ", ".join(map(str, found))

@@ -1,0 +1,1 @@
+"""Several bot processes on one database: leases, routing, and the processes themselves."""

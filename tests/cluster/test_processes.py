@@ -1,0 +1,251 @@
+"""Two and three bot processes on one token and one PostgreSQL database, against the fake
+Bot API server: games played to their end across a SIGKILL of the process holding them,
+across a rolling restart by SIGTERM, and across a restart of PostgreSQL; every press
+answered exactly once, each move applied once (the log numbered without a gap, the version
+one step a move), every tally as the games ended, no update left undone."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from pathlib import Path
+
+from e2e.harness import Table, callback_buttons
+from fake_telegram import FakeTelegramServer, Limits
+
+from bot.cluster.leases import TTL
+from bot.store import shard_of
+
+from .conftest import OwnServer
+from .processes import (
+    Cluster,
+    Reader,
+    assert_all_done,
+    assert_answered_once,
+    cluster_env,
+    expected,
+    fetchval,
+    finish,
+    finished_games,
+    legal_move,
+    legal_press,
+    play_moves,
+    shared_player_tables,
+    tables_in_groups,
+    tallies,
+)
+
+
+async def check_the_end(
+    tg: FakeTelegramServer, url: str, tables: Sequence[Table], *, shown: bool = True
+) -> None:
+    """Every game ended once, as its log replays; each move one version; the tallies as
+    the games ended; every press answered once; nothing left undone; no 429."""
+    await tg.settle(quiet=0.3, timeout=20)
+    played = {p.chat_id: p for p in await finished_games(url)}
+    assert sorted(played) == sorted(t.group.id for t in tables)
+    for table in tables:
+        game = played[table.group.id]
+        # created at 0, a version for each join and the start, then one a move
+        assert game.started_version == len(table.users)
+        assert game.final_version == game.started_version + game.moves
+        assert await tallies(url, table.group.id) == expected(game.game, table.users)
+        if shown:
+            assert table.end_count() == 1
+    assert_answered_once(tg, sum(t.presses for t in tables))
+    await assert_all_done(url)
+    assert tg.rate_limited == []
+
+
+async def test_games_go_on_across_a_sigkill_of_the_process_holding_them(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        rng = random.Random(5)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            tables = await tables_in_groups(tg, 3)
+            for table in tables:
+                await table.seat_everyone()
+                await play_moves(table, db, rng, 4)
+            victim = await cluster.holder(tables[0].group.id)
+            (survivor,) = [b for b in cluster.live() if b is not victim]
+            assert (await db.table(tables[0].table_id))[0] == "playing"
+            await cluster.kill(victim)
+            # its tables are taken over, drawn again and played on; the others never stop
+            await asyncio.gather(*(finish(t, db, rng) for t in tables))
+            await check_the_end(tg, postgres_url, tables)
+            assert await cluster.holder(tables[0].group.id) is survivor
+            assert any(
+                "running tables" in line and " 0 running" not in line for line in survivor.lines
+            ), survivor.output
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def test_a_rolling_restart_by_sigterm_keeps_every_game_going(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        rng = random.Random(6)
+        try:
+            old = await cluster.start(2)
+            await cluster.settled(2)
+            tables = await tables_in_groups(tg, 2)
+            for table in tables:
+                await table.seat_everyone()
+            for bot in old:
+                # each old process in turn: a new one joins, then the old one stops
+                await cluster.start(1)
+                await cluster.settled(3)
+                for table in tables:
+                    await play_moves(table, db, rng, 3)
+                moving = asyncio.gather(*(play_moves(t, db, rng, 4) for t in tables))
+                assert await cluster.stop(bot) == 0
+                await moving
+                assert "cluster: left, every lease given back" in bot.output
+                await cluster.settled(2)
+            await asyncio.gather(*(finish(t, db, rng) for t in tables))
+            await check_the_end(tg, postgres_url, tables)
+            for bot in old:
+                assert " ERROR " not in bot.output and "Traceback" not in bot.output, bot.output
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def test_three_processes_play_on_across_a_restart_of_postgresql(
+    tmp_path: Path, own_postgres: OwnServer
+) -> None:
+    url = own_postgres.url
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, url, tmp_path), tmp_path, url)
+        db = Reader(url)
+        rng = random.Random(7)
+        try:
+            await cluster.start(3)
+            await cluster.settled(3)
+            # Ann sits at every table: her private chat gets hands from all three processes
+            tables = await shared_player_tables(tg, range(3))
+            for table in tables:
+                await table.seat_everyone()
+                await play_moves(table, db, rng, 3)
+            chosen = await legal_press(tables[0], db, rng)
+            assert chosen is not None
+            user, hand, data, _ = chosen
+            await own_postgres.stop()
+            # pressed while the database is down, and down for longer than a lease lasts
+            press = await tg.press(user, hand, data=data)
+            tables[0].presses += 1
+            await asyncio.sleep(TTL + 0.5)
+            await own_postgres.start()
+            answer = await press.answer(timeout=30)
+            assert answer.text is None, answer.text
+            await asyncio.gather(*(finish(t, db, rng) for t in tables))
+            await check_the_end(tg, url, tables)
+            for bot in cluster.live():
+                assert "cluster: the leases are renewed again" in bot.output, bot.output
+                assert " ERROR " not in bot.output and "Traceback" not in bot.output, bot.output
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def test_a_player_gets_his_cards_again_from_whichever_process_holds_his_table(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            creator = await tg.create_user("Ann", language_code="en")
+            group = await tg.create_group("Friends", members=[creator], creator=creator)
+            holder = await cluster.holder(group.id)
+            # a player whose private chat is the other process's
+            while True:
+                player = await tg.create_user("Bob", language_code="en")
+                if await cluster.holder(player.id) is not holder:
+                    break
+            await tg.add_member(group, player)
+            table = Table(tg, [creator, player], group)
+            await table.seat_everyone()
+            before = table.hand(player)
+            assert before is not None
+            asked = await tg.send_command(player, tg.private_chat(player), "hand")
+            again = await tg.wait_for_message(
+                tg.private_chat(player),
+                lambda m: m.message_id > asked.message_id and bool(callback_buttons(m)),
+                timeout=20,
+            )
+            assert callback_buttons(again) == callback_buttons(before), "the same hand, anew"
+            await tg.wait_for(lambda: tg.message(before.chat_id, before.message_id).deleted, 10)
+            db = Reader(postgres_url)
+            try:
+                await finish(table, db, random.Random(8))
+            finally:
+                await db.close()
+            await check_the_end(tg, postgres_url, [table])
+        finally:
+            await cluster.close()
+
+
+async def test_a_group_upgraded_takes_its_game_to_the_process_of_the_supergroup(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        rng = random.Random(10)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            (table,) = await tables_in_groups(tg, 1)
+            await table.seat_everyone()
+            await play_moves(table, db, rng, 3)
+            old = table.group
+            before = await cluster.holder(old.id)
+            # supergroup ids are handed out in turn: the next one is of the other process
+            while True:
+                probe = await tg.create_supergroup("Elsewhere")
+                if await cluster.holder(probe.id - 1) is not before:
+                    break
+            new = await tg.migrate_to_supergroup(old, by=table.users[0])
+            after = await cluster.holder(new.id)
+            assert after is not before
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 20
+            moved = "SELECT chat_id FROM tables WHERE table_id = $1"
+            while await fetchval(postgres_url, moved, table.table_id) != new.id:
+                assert loop.time() < deadline, "the table did not move to the supergroup"
+                await asyncio.sleep(0.05)
+            # drawn anew in the supergroup by the process that holds it now, and played on
+            await tg.wait_for_message(new, lambda m: "Trump" in (m.text or ""), timeout=20)
+            table.group = new
+            await finish_in(table, db, rng)
+            await check_the_end(tg, postgres_url, [table], shown=False)
+            ends = [
+                m
+                for m in tg.bot_messages(new)
+                if any(d[1:].startswith("m.") for d in callback_buttons(m))
+            ]
+            assert len(ends) == 1, "the end told once, in the supergroup"
+            # the old holder let the table go and told the new one, which took it at once
+            taken = f"cluster: shards {shard_of(new.id)} taken, 1 running tables"
+            assert any(taken in line for line in after.lines), after.output
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def finish_in(table: Table, db: Reader, rng: random.Random) -> None:
+    """Legal moves until the game is over (its end is looked for by the caller)."""
+    while await legal_move(table, db, rng):
+        pass
