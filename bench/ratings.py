@@ -126,12 +126,12 @@ POPULATION = (
     Simulated("normal", 4.0, "normal", "normal", 1.0),
     Simulated("hard", 5.0, "hard", "hard", 1.0),
 )
-"""Players far enough apart for 30 games to tell them apart: in these games (5 seeds, 100
-games each) each was durak, per game, 0.05-0.17 more often than the next stronger one
-above 1/n. (Mixtures of normal and hard play about as well as hard in this company, and
-players closer together than that are beyond what 30 games can tell: on a population of
-eight, with easy+25/50/75% normal and normal+33/67% hard, the tally of results alone
-orders them with tau 0.62 after 30 games, on average over 5 seeds.)"""
+"""Players far enough apart for 30 games to tell them apart: after 100 games each (5
+seeds), each was durak 0.06-0.14 a game more often than the next stronger one (against
+1/n). Players closer than that are beyond what 30 games can tell: on the population this
+benchmark had first, eight with easy+25/50/75% normal and normal+33/67% hard, some only
+0.02 a game apart (a mixture of normal and hard plays about as well as hard), the tally
+of results alone ordered them with tau 0.69 after 30 games (5 seeds, 0.57-0.93)."""
 GROUPS = ((0, 1, 2, 3, 4, 5),) * 3
 """Three groups of all six, so that games of 2 to 6 are played in each."""
 
@@ -293,7 +293,7 @@ def simulate(checkpoints: Sequence[int], seed: int) -> Run:
                 s = skills.get((OVERALL, m + 1), NEWCOMER)
                 print(
                     f"    {who.name:>16}: {shown(s):5d}  (mu {s.mu:5.2f} sigma {s.sigma:4.2f},"
-                    f" {played[m]} games, durak {tally[m]:+.2f} per game below 1/n)"
+                    f" {played[m]} games, durak {-tally[m]:+.2f} a game against 1/n)"
                 )
     return run
 

@@ -89,7 +89,7 @@ DISPLAY_SCALE: Final = 24.0
 """The shown rating is ``1000 + 24 × (mu − 3 sigma)``, openskill's ordinal with ``alpha =
 200 / sigma`` of a newcomer (his uncertainty of one sigma is 200 points, as on Elo-like
 scales) and ``target = 1000``: a newcomer (mu 25, sigma 25/3) shows 1000, and a rating
-climbs as its sigma shrinks (an average player shows about 1300 after 100 games,
+climbs as its sigma shrinks (an average player shows about 1350 after 100 games,
 bench/ratings.py finds, and 1492 once his sigma is down to 1.5)."""
 
 
