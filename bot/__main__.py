@@ -123,11 +123,30 @@ def configure_logging(settings: Settings) -> None:
 # -------------------------------------------------------------------- checks
 
 
+class OtherBot(Exception):
+    """The database is another bot's: its tables, tallies and updates are for that token."""
+
+
+BOT_KEY = "bot_id"
+"""The bot state key naming the bot (the id in its token) that the database belongs to."""
+
+
 async def _open_database(settings: Settings) -> None:
     from bot.store import open_store
 
     store = await open_store(settings.db_path, url=settings.postgres_url)
-    await store.close()
+    try:
+        # A token starts with its bot's id: the first bot to open a database owns it, and
+        # another token on it would answer the first bot's buttons with the wrong bot and
+        # take its updates' ids for its own.
+        mine = settings.bot_token.get_secret_value().split(":", 1)[0]
+        owner = await store.get_state(BOT_KEY)
+        if owner is None:
+            await store.set_state(BOT_KEY, mine)
+        elif owner != mine:
+            raise OtherBot(f"it belongs to the bot {owner}, and BOT_TOKEN is the bot {mine}'s")
+    finally:
+        await store.close()
 
 
 def _database_problem(settings: Settings) -> str | None:
@@ -137,7 +156,7 @@ def _database_problem(settings: Settings) -> str | None:
     if settings.postgres_url:
         from bot.store.postgres import CONNECT_ERRORS
 
-        refusals: tuple[type[BaseException], ...] = (StoreError, *CONNECT_ERRORS)
+        refusals: tuple[type[BaseException], ...] = (StoreError, OtherBot, *CONNECT_ERRORS)
         try:
             asyncio.run(_open_database(settings))
         except refusals as exc:
@@ -146,7 +165,7 @@ def _database_problem(settings: Settings) -> str | None:
         return None
     try:
         asyncio.run(_open_database(settings))
-    except (StoreError, sqlite3.Error, OSError) as exc:
+    except (StoreError, OtherBot, sqlite3.Error, OSError) as exc:
         return f"DURAK_DB_PATH: cannot open the database {settings.db_path}: {exc}"
     return None
 

@@ -190,3 +190,43 @@ async def test_default_rules_set_the_first_table(tmp_path: Path) -> None:
             lobby = await table.open_lobby()
             assert "Prostoy" in lobby.plain_text, lobby.plain_text
             assert await bot.stop() == 0
+
+
+async def test_a_database_of_another_bot_is_refused(tmp_path: Path) -> None:
+    await refused_as_another_bots(tmp_path, None)
+
+
+async def test_a_postgresql_database_of_another_bot_is_refused(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    await refused_as_another_bots(tmp_path, postgres_url)
+
+
+async def refused_as_another_bots(tmp_path: Path, url: str | None) -> None:
+    """The first bot's database, opened with another bot's token: refused, left as it was."""
+    from bot.store import open_store
+
+    path = tmp_path / "durak.sqlite3"
+    env = {
+        "BOT_TOKEN": "123456789:AAFakeTelegramTokenForTests-0123456789",
+        "DURAK_DB_PATH": str(path),
+        "DURAK_BASE_URL": "http://127.0.0.1:9/bot{token}",  # never reached
+        **({"DURAK_DATABASE_URL": url} if url else {}),
+    }
+    store = await open_store(path, url=url)
+    try:
+        await store.set_state("bot_id", "987654321")  # the first bot on this database
+    finally:
+        await store.close()
+    code, out, err = await run_bot(env, tmp_path)
+    assert code == 2
+    setting = "DURAK_DATABASE_URL" if url else "DURAK_DB_PATH"
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"durak-bot: {setting}: cannot open the database ")
+    assert last.endswith("it belongs to the bot 987654321, and BOT_TOKEN is the bot 123456789's")
+    assert "AAFakeTelegramTokenForTests" not in out + err
+    store = await open_store(path, url=url)
+    try:
+        assert await store.get_state("bot_id") == "987654321", "the database is left as it was"
+    finally:
+        await store.close()
