@@ -116,6 +116,8 @@ async def test_pages_follow_a_game_played_in_the_chat(tmp_path: Path) -> None:
             check_frames(page.name, page.states, seat, moves, start)
         assert versions(spy)[versions(spy).index(start) :] == list(range(start, end.version + 1))
         check_frames(spy.name, spy.states, None, moves, start)
+        # the series is read from the store after the end is shown: a frame of its own
+        await spy.wait_state(lambda s: s["v"] == end.version and bool(s["tally"]))
         final = spy.state
         assert final is not None and final["status"] == "finished"
         game = end.game
