@@ -29,6 +29,10 @@ class Cluster(Protocol):
         """Whether this process holds the chat's shard, so its tables."""
         ...
 
+    async def leave(self) -> None:
+        """Give this process's part back to the others, once the updates in hand are done."""
+        ...
+
     async def tables_moved(self, chat_id: int) -> None:
         """Running tables moved to ``chat_id`` (a group became a supergroup): the holder of
         its shard is told to take them."""

@@ -21,7 +21,6 @@ import contextlib
 import hmac
 import json
 import logging
-import signal
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
@@ -32,6 +31,7 @@ from telegram.ext import Application, ExtBot
 from bot.config import Settings
 from bot.inbox import Inbox
 from bot.request import trim_update
+from bot.serving import run_until_signalled, started
 
 __all__ = [
     "ALLOWED_UPDATES",
@@ -272,15 +272,14 @@ async def serve_webhook(
         app, settings.webhook_path, settings.webhook_secret.get_secret_value(), durable=True
     )
     await server.start(settings.webhook_listen, settings.webhook_port)
+
+    def attach() -> None:
+        inbox = getattr(app.bot_data.get("runtime"), "inbox", None)
+        if isinstance(inbox, Inbox):
+            server.attach(inbox)
+
     try:
-        await app.initialize()
-        try:
-            if app.post_init is not None:
-                await app.post_init(app)
-            inbox = getattr(app.bot_data.get("runtime"), "inbox", None)
-            if isinstance(inbox, Inbox):
-                server.attach(inbox)
-            await app.start()
+        async with started(app, attach):
             try:
                 await app.bot.set_webhook(
                     settings.webhook_url,
@@ -298,19 +297,6 @@ async def serve_webhook(
                 log.info("stopping (%d updates received)", server.received)
             finally:
                 await server.close()
-                # several processes on one database: this one's part goes back to the
-                # others once the updates in hand are done
-                leave = getattr(app.bot_data.get("runtime"), "cluster", None)
-                if leave is not None and hasattr(leave, "leave"):
-                    await leave.leave()
-                if app.running:
-                    await app.stop()
-                if app.post_stop is not None:
-                    await app.post_stop(app)
-        finally:
-            await app.shutdown()
-            if app.post_shutdown is not None:
-                await app.post_shutdown(app)
     finally:
         await server.close()
 
@@ -321,14 +307,4 @@ def run_webhook(
     loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
 ) -> None:
     """Run in webhook mode until SIGINT or SIGTERM (on a loop from ``loop_factory``)."""
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError):
-                loop.add_signal_handler(sig, stop.set)
-        await serve_webhook(app, settings, stop)
-
-    with asyncio.Runner(loop_factory=loop_factory) as runner:
-        runner.run(main())
+    run_until_signalled(lambda stop: serve_webhook(app, settings, stop), loop_factory)
