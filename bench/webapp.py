@@ -433,19 +433,7 @@ class Bot(BotProcess):
     a machine shared with other work, a clean-up that ends every ``python -m bot`` by
     name would end this one in the middle of a run."""
 
-    async def __aenter__(self) -> Bot:
-        self.proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-c",
-            "from bot.__main__ import main; raise SystemExit(main())",
-            cwd=self.cwd,
-            env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
-        self._reader = asyncio.create_task(self._read())
-        return self
+    command = ("-c", "from bot.__main__ import main; raise SystemExit(main())")
 
 
 async def ticker(lags: list[float], stop: float) -> None:

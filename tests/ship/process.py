@@ -64,6 +64,9 @@ async def run_module(
 class BotProcess:
     """``python -m bot`` running in the background; its standard error is collected."""
 
+    command: tuple[str, ...] = ("-m", "bot")
+    """What follows the interpreter on its command line."""
+
     def __init__(self, env: Mapping[str, str], cwd: Path) -> None:
         self.env = bot_env(env)
         self.cwd = cwd
@@ -75,8 +78,7 @@ class BotProcess:
     async def __aenter__(self) -> BotProcess:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
-            "-m",
-            "bot",
+            *self.command,
             cwd=self.cwd,
             env=self.env,
             stdin=asyncio.subprocess.DEVNULL,
