@@ -25,6 +25,7 @@ from bot import callbacks as cb
 from bot import render as r
 from bot import tgerrors
 from bot.i18n import Lang, pick_lang, tr
+from bot.inbox import handled_update
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.sender import Content
@@ -37,6 +38,13 @@ log = logging.getLogger(__name__)
 
 ANSWER_TIMEOUT = 2.0
 """Seconds to wait for Telegram's answer to a callback answer before trying again."""
+
+EARLIER_WAIT = 6.0
+"""Seconds an update waits for an earlier one of its user's private chat (his /start):
+longer than another process takes to take over the chat from one that died."""
+
+EARLIER_LOOK = 0.05
+"""Seconds between looks at whether that earlier update is done."""
 
 
 # What each refusal or notice says: the catalog key, by the service's reason code.
@@ -113,14 +121,22 @@ def display_name(user: User) -> str:
 
 
 async def remember(
-    rt: Runtime, user: User, *, started: bool | None = None, language: str | None = None
+    rt: Runtime,
+    user: User,
+    *,
+    started: bool | None = None,
+    language: str | None = None,
+    fresh: bool = False,
 ) -> UserRow:
     """Save the user's name (and whether we may write to him, and his /lang choice); his
     stored row. One user's updates in different chats run concurrently, so the read and
-    the write happen under his lock: a /start is never undone by a group command."""
+    the write happen under his lock, and a write that does not say whether we may write to
+    him leaves that as the database has it: a /start is never undone by a group command,
+    not even one handled by another process. ``fresh``: read him from the database, not
+    as this process last knew him."""
     assert rt.store is not None
     async with rt.user_lock(user.id):
-        known = await rt.store.get_user(user.id)
+        known = await rt.store.get_user(user.id, fresh=fresh)
         can = started if started is not None else (known.can_message if known else False)
         # his /lang choice if he made one, else the language of his Telegram app
         if language is None and known is not None and known.language:
@@ -129,8 +145,35 @@ async def remember(
             language = pick_lang(user.language_code)
         row = UserRow(user.id, display_name(user), language, can)
         if known != row:
-            await rt.store.save_user(row)
+            row = await rt.store.save_user(row, keep_can_message=started is None)
         return row
+
+
+async def reachable(rt: Runtime, user: User, known: UserRow) -> UserRow:
+    """``known`` (a user we may not write to, as far as we know) once what he did before in
+    his private chat with the bot is done.
+
+    He may have pressed Start there just before this update: Telegram numbered his /start
+    first, but it may still be handled (here, concurrently, or by the process holding his
+    private chat, which may be slow or just taking over from one that died). So this
+    update waits for it, at most :data:`EARLIER_WAIT` seconds, and reads him again."""
+    if known.can_message or rt.store is None:
+        return known
+    handling = handled_update()
+    if handling is None or handling.update_id <= 0:
+        return known
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + EARLIER_WAIT
+    waited = False
+    while await rt.store.earlier_private_update(user.id, handling.update_id):
+        waited = True
+        if loop.time() >= deadline:
+            log.warning("user %s: an earlier update of his is still not done", user.id)
+            break
+        await asyncio.sleep(EARLIER_LOOK)
+    if not waited:
+        return known
+    return await remember(rt, user, fresh=True)
 
 
 async def user_lang(rt: Runtime, user: User | None) -> Lang:

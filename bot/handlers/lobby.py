@@ -23,6 +23,7 @@ from bot.handlers.common import (
     group_table,
     may_manage,
     presenter_of,
+    reachable,
     remember,
     reply,
     say,
@@ -55,6 +56,8 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await rt.store.save_chat(ChatRow(chat.id, lang, None, thread))
         # posted as the group (an anonymous admin): nobody to seat; the admins run it
         known = None if anonymous_admin(message, chat.id) else await remember(rt, user)
+        if known is not None:
+            known = await reachable(rt, user, known)
         creator = Seat.human(user.id, known.name) if known is not None else None
         live = await rt.tables.create(chat.id, thread, creator, rules)
         if known is not None and not known.can_message:

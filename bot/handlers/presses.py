@@ -20,7 +20,7 @@ from telegram import Bot, User
 
 from bot import callbacks as cb
 from bot import render as r
-from bot.handlers.common import chat_lang, may_manage_as, remember, say, set_option
+from bot.handlers.common import chat_lang, may_manage_as, reachable, remember, say, set_option
 from bot.handlers.solo import computers
 from bot.i18n import Lang, tr
 from bot.presenter import AI_LEVELS, Presenter
@@ -217,7 +217,7 @@ async def decide_table(
     if isinstance(decoded, cb.SoloSetup):
         raise Refused("outdated")
     if isinstance(decoded, cb.Join):
-        known = await remember(rt, user)
+        known = await reachable(rt, user, await remember(rt, user))
         if not known.can_message:
             return Outcome(url=r.join_link(rt.bot_username, live.table_id, rt.codec))
         if live.row.status == TableStatus.PLAYING and live.seat_of(user.id) is None:

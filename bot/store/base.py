@@ -63,20 +63,29 @@ class Store(Protocol):
         """Move the tables of a deleted forum topic to the group's general chat."""
         ...
 
-    async def get_user(self, user_id: int) -> UserRow | None:
-        """The user, or None."""
+    async def get_user(self, user_id: int, *, fresh: bool = False) -> UserRow | None:
+        """The user, or None; ``fresh``: as the database holds it now, not as this process
+        last knew it (another process may have written it)."""
         ...
 
     async def get_users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
         """The known users among ``user_ids``."""
         ...
 
-    async def save_user(self, user: UserRow) -> None:
-        """Insert or replace the user."""
+    async def save_user(self, user: UserRow, *, keep_can_message: bool = False) -> UserRow:
+        """Insert or replace the user; the row as stored. ``keep_can_message``: a known
+        user's ``can_message`` stays as the database has it (another process may have
+        just recorded his /start), only his name and language change."""
         ...
 
     async def set_can_message(self, user_id: int, can_message: bool) -> None:
         """Record whether the bot can message the user privately."""
+        ...
+
+    async def earlier_private_update(self, user_id: int, update_id: int) -> bool:
+        """Whether an update of the user's private chat with the bot older than
+        ``update_id`` (a message, his /start among them, or his blocking or unblocking the
+        bot) is kept in the inbox and not done yet."""
         ...
 
     async def create_table(

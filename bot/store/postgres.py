@@ -30,6 +30,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
@@ -319,16 +320,22 @@ class PostgresStore:
             raise _unavailable(exc) from exc
 
     async def _write_one(
-        self, sql: str, params: Sequence[Any] = (), *, told: str | None = None
+        self,
+        sql: str,
+        params: Sequence[Any] = (),
+        *,
+        told: str | None = None,
+        returning: str = "1",
     ) -> list[Any]:
         """One write statement, a transaction of its own: one round trip to the server.
-        ``told``: the row it writes, told on :data:`ROWS_CHANNEL` in the same statement."""
+        ``told``: the row it writes, told on :data:`ROWS_CHANNEL` in the same statement;
+        its rows are then those of ``returning``."""
         self._check_open()
         if told is not None:
             n = len(params)
             sql = (
-                f"WITH written AS ({sql} RETURNING 1) SELECT pg_notify(${n + 1}, ${n + 2}) "
-                "FROM written"
+                f"WITH written AS ({sql} RETURNING {returning}) "
+                f"SELECT written.*, pg_notify(${n + 1}, ${n + 2}) FROM written"
             )
             params = (*params, ROWS_CHANNEL, self._told(told))
         task = asyncio.ensure_future(self._fetch_written(sql, params))
@@ -473,10 +480,10 @@ class PostgresStore:
             (self._clock(), chat_id, thread_id),
         )
 
-    async def get_user(self, user_id: int) -> UserRow | None:
-        """The user, or None if never seen."""
+    async def get_user(self, user_id: int, *, fresh: bool = False) -> UserRow | None:
+        """The user, or None if never seen; ``fresh``: read from the database."""
         found, row = self._users.get(user_id)
-        if found:
+        if found and not fresh:
             return row
         generation = self._users.generation
         rows = await self._fetch(
@@ -499,17 +506,22 @@ class PostgresStore:
         )
         return {r[0]: UserRow(r[0], r[1], r[2], bool(r[3])) for r in rows}
 
-    async def save_user(self, user: UserRow) -> None:
-        """Insert or replace the user."""
-        await self._write_one(
+    async def save_user(self, user: UserRow, *, keep_can_message: bool = False) -> UserRow:
+        """Insert or replace the user; the row as stored, told to the other processes.
+        ``keep_can_message``: a known user's ``can_message`` is left as it is."""
+        can = "users.can_message" if keep_can_message else "excluded.can_message"
+        rows = await self._write_one(
             "INSERT INTO users (user_id, name, language, can_message, updated_at) "
             "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (user_id) DO UPDATE SET "
             "name = excluded.name, language = excluded.language, "
-            "can_message = excluded.can_message, updated_at = excluded.updated_at",
+            f"can_message = {can}, updated_at = excluded.updated_at",
             (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
             told=f"u:{user.user_id}",
+            returning="can_message",
         )
-        self._users.wrote(user.user_id, user)
+        stored = replace(user, can_message=bool(rows[0][0])) if rows else user
+        self._users.wrote(user.user_id, stored)
+        return stored
 
     async def set_can_message(self, user_id: int, can_message: bool) -> None:
         """Record whether the bot may message the user (e.g. after /start, or a 403)."""
@@ -1151,6 +1163,17 @@ class PostgresStore:
                 (sorted(set(shards)),),
             )
         return [KeptUpdate(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    async def earlier_private_update(self, user_id: int, update_id: int) -> bool:
+        """Whether an update of the user's private chat older than ``update_id`` is kept
+        and not done yet (the pending updates are few: read by their partial index)."""
+        rows = await self._fetch(
+            "SELECT 1 FROM inbox WHERE done_at IS NULL AND update_id > 0 AND update_id < $1 "
+            "AND coalesce(body::jsonb #>> '{message,chat,id}', "
+            "body::jsonb #>> '{my_chat_member,chat,id}') = $2::text LIMIT 1",
+            (update_id, str(user_id)),
+        )
+        return bool(rows)
 
     async def forward_update(self, update_id: int, shard: int) -> bool:
         """Hand a kept update not done yet to another shard (whose holder is told); whether

@@ -33,6 +33,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from contextlib import suppress
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Generic, TypeVar
@@ -489,10 +490,10 @@ class SqliteStore:
             (self._clock(), chat_id, thread_id),
         )
 
-    async def get_user(self, user_id: int) -> UserRow | None:
-        """The user, or None if never seen."""
+    async def get_user(self, user_id: int, *, fresh: bool = False) -> UserRow | None:
+        """The user, or None if never seen; ``fresh``: read from the database."""
         found, row = self._users.get(user_id)
-        if found:
+        if found and not fresh:
             return row
         generation = self._users.generation
         rows = await self._fetch(
@@ -515,16 +516,21 @@ class SqliteStore:
         )
         return {r[0]: UserRow(r[0], r[1], r[2], bool(r[3])) for r in rows}
 
-    async def save_user(self, user: UserRow) -> None:
-        """Insert or replace the user."""
-        await self._write_one(
+    async def save_user(self, user: UserRow, *, keep_can_message: bool = False) -> UserRow:
+        """Insert or replace the user; the row as stored. ``keep_can_message``: a known
+        user's ``can_message`` is left as it is."""
+        can = "users.can_message" if keep_can_message else "excluded.can_message"
+        rows = await self._write_one(
             "INSERT INTO users (user_id, name, language, can_message, updated_at) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
             "name = excluded.name, language = excluded.language, "
-            "can_message = excluded.can_message, updated_at = excluded.updated_at",
+            f"can_message = {can}, updated_at = excluded.updated_at "
+            "RETURNING can_message",
             (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
         )
-        self._users.wrote(user.user_id, user)
+        stored = replace(user, can_message=bool(rows[0][0])) if rows else user
+        self._users.wrote(user.user_id, stored)
+        return stored
 
     async def set_can_message(self, user_id: int, can_message: bool) -> None:
         """Record whether the bot may message the user (e.g. after /start, or a 403)."""
@@ -1143,6 +1149,17 @@ class SqliteStore:
             params,
         )
         return [KeptUpdate(int(r[0]), str(r[1]), int(r[2])) for r in rows]
+
+    async def earlier_private_update(self, user_id: int, update_id: int) -> bool:
+        """Whether an update of the user's private chat older than ``update_id`` is kept
+        and not done yet."""
+        rows = await self._fetch(
+            "SELECT 1 FROM inbox WHERE done_at IS NULL AND update_id > 0 AND update_id < ? "
+            "AND coalesce(json_extract(body, '$.message.chat.id'), "
+            "json_extract(body, '$.my_chat_member.chat.id')) = ? LIMIT 1",
+            (update_id, user_id),
+        )
+        return bool(rows)
 
     async def forward_update(self, update_id: int, shard: int) -> bool:
         """Hand a kept update not done yet to another shard; whether it was."""

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 
-from e2e.harness import Table, callback_buttons
+from e2e.harness import Data, Table, callback_buttons
 from fake_telegram import FakeTelegramServer, Limits
 
 from bot.cluster.leases import TTL
@@ -249,3 +250,68 @@ async def finish_in(table: Table, db: Reader, rng: random.Random) -> None:
     """Legal moves until the game is over (its end is looked for by the caller)."""
     while await legal_move(table, db, rng):
         pass
+
+
+async def test_a_player_who_just_started_the_bot_is_seated_though_another_process_is_behind(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Ann presses Start in her private chat and at once opens a table in the group; Bob
+    presses Start and at once Join. Their private chats are another process's, stopped for
+    a moment: the group's process waits for their /start instead of taking them for people
+    who never started the bot."""
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            poller = await cluster.poller()
+            assert poller is not None
+            (behind,) = [b for b in cluster.live() if b is not poller]
+            assert behind.proc is not None
+            users = []
+            while len(users) < 2:
+                user = await tg.create_user(f"{'AB'[len(users)]}nn", language_code="en")
+                if await cluster.holder(user.id) is behind:
+                    users.append(user)
+            ann, bob = users
+            while True:
+                group = await tg.create_group("Friends", members=users, creator=ann)
+                if await cluster.holder(group.id) is poller:
+                    break
+            table = Table(tg, users, group)
+
+            behind.proc.send_signal(signal.SIGSTOP)
+            try:
+                await tg.start_bot(ann)
+                await tg.send_command(ann, group, "newgame")
+                await asyncio.sleep(1.5)
+            finally:
+                behind.proc.send_signal(signal.SIGCONT)
+            lobby = table.lobby = await tg.wait_for_message(
+                group, lambda m: bool(callback_buttons(m)), timeout=15
+            )
+            table.known_table = Data.parse(table.lobby_button("j")).table
+            assert "1/6" in lobby.plain_text and "Ann" in lobby.plain_text, lobby.plain_text
+            assert not [m for m in tg.bot_messages(group) if "/start" in (m.text or "")], (
+                "Ann was not asked to start the bot: she had"
+            )
+
+            behind.proc.send_signal(signal.SIGSTOP)
+            try:
+                await tg.start_bot(bob)
+                press = await tg.press(bob, lobby, data=table.lobby_button("j"))
+                await asyncio.sleep(1.5)
+            finally:
+                behind.proc.send_signal(signal.SIGCONT)
+            answer = await press.answer(timeout=10)
+            table.presses += 1
+            assert answer.url is None, "Bob was not sent to start the bot: he had"
+            await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
+
+            await table.start()
+            await finish(table, db, random.Random(11))
+            await check_the_end(tg, postgres_url, [table])
+        finally:
+            await db.close()
+            await cluster.close()

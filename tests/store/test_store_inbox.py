@@ -121,3 +121,22 @@ async def test_an_update_done_by_its_move_is_forgotten_a_day_after_the_move(
     clock.advance(DAY / 2)
     assert await store.prune_updates() == 1
     assert await store.keep_updates([kept(40)]) == [40]
+
+
+async def test_an_earlier_update_of_a_private_chat_is_known_until_done(store: Store) -> None:
+    def private(update_id: int, chat: int, kind: str = "message") -> KeptUpdate:
+        body = f'{{"update_id": {update_id}, "{kind}": {{"chat": {{"id": {chat}}}}}}}'
+        return KeptUpdate(update_id, body, chat % 64)
+
+    group = KeptUpdate(23, '{"update_id": 23, "message": {"chat": {"id": -100}}}', 28)
+    await store.keep_updates([private(20, 7), private(21, 8, "my_chat_member"), group])
+    assert await store.earlier_private_update(7, 23)
+    assert await store.earlier_private_update(8, 23), "his unblocking the bot counts too"
+    assert not await store.earlier_private_update(7, 20), "only an older one"
+    assert not await store.earlier_private_update(9, 23), "only his own chat's"
+    await store.finish_update(20)
+    assert not await store.earlier_private_update(7, 23), "done"
+    assert await store.earlier_private_update(8, 23)
+    # an update of the process's own making (a negative id) is nobody's earlier one
+    await store.keep_updates([KeptUpdate(-5, '{"message": {"chat": {"id": 9}}}', 9)])
+    assert not await store.earlier_private_update(9, 30)

@@ -26,6 +26,33 @@ async def test_user_rows_follow_every_write(store: Store, database: Database) ->
     assert await store.get_users([7, 8]) == {7: UserRow(7, "Ann K", "ru", True)}
 
 
+async def test_a_write_that_keeps_can_message_leaves_it_as_another_writer_set_it(
+    store: Store, database: Database
+) -> None:
+    # a group command's write (name, language) racing the user's /start in another process
+    assert await store.save_user(UserRow(9, "Ann", None, False), keep_can_message=True) == (
+        UserRow(9, "Ann", None, False)
+    )
+    await database.query("UPDATE users SET can_message = 1 WHERE user_id = 9")
+    stored = await store.save_user(UserRow(9, "Ann K", "en", False), keep_can_message=True)
+    assert stored == UserRow(9, "Ann K", "en", True)
+    assert await store.get_user(9) == stored
+    # a write that says whether we may write to him does set it
+    assert await store.save_user(UserRow(9, "Ann K", "en", False)) == UserRow(9, "Ann K", "en")
+    on_disk = await database.query("SELECT name, language, can_message FROM users")
+    assert on_disk == [("Ann K", "en", 0)]
+
+
+async def test_a_fresh_read_of_a_user_is_the_databases_not_the_cache(
+    store: Store, database: Database
+) -> None:
+    await store.save_user(UserRow(4, "Bob", None, False))
+    await database.query("UPDATE users SET can_message = 1 WHERE user_id = 4")
+    assert await store.get_user(4) == UserRow(4, "Bob", None, False)  # as last known here
+    assert await store.get_user(4, fresh=True) == UserRow(4, "Bob", None, True)
+    assert await store.get_user(4) == UserRow(4, "Bob", None, True)
+
+
 async def test_chat_rows_follow_writes_and_migration(store: Store) -> None:
     assert await store.get_chat(-1) is None
     await store.save_chat(ChatRow(-1, "en", '{"hand_size":3}', None))
