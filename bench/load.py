@@ -632,11 +632,18 @@ async def main(
             async def join(people: list[object], lobby: object) -> None:
                 for seat, user in enumerate(people[1:], 2):
                     data = next(d for d in buttons(lobby) if d[1:].startswith("j."))
-                    await (await tg.press(user, lobby, data=data)).answer(timeout=120)  # type: ignore[arg-type]
-                    await tg.wait_for(
-                        lambda seat=seat: f"{seat}/6" in lobby.plain_text,  # type: ignore[attr-defined]
-                        timeout=120,
-                    )
+                    answer = await (await tg.press(user, lobby, data=data)).answer(timeout=120)  # type: ignore[arg-type]
+                    try:
+                        await tg.wait_for(
+                            lambda seat=seat: f"{seat}/6" in lobby.plain_text,  # type: ignore[attr-defined]
+                            timeout=120,
+                        )
+                    except TimeoutError:
+                        said = " ".join(lobby.plain_text.split())  # type: ignore[attr-defined]
+                        raise TimeoutError(
+                            f"seat {seat} never shown in chat {lobby.chat_id}: the press was "  # type: ignore[attr-defined]
+                            f"answered {answer}; the lobby says {said[:300]!r}"
+                        ) from None
 
             await asyncio.gather(
                 *(join(people, lobby) for (_, people), lobby in zip(groups, lobbies, strict=True))

@@ -150,29 +150,25 @@ async def remember(
 
 
 async def reachable(rt: Runtime, user: User, known: UserRow) -> UserRow:
-    """``known`` (a user we may not write to, as far as we know) once what he did before in
-    his private chat with the bot is done.
+    """``known`` (a user we may not write to, as far as we know) read again from the
+    database, once what he did before in his private chat with the bot is done.
 
     He may have pressed Start there just before this update: Telegram numbered his /start
     first, but it may still be handled (here, concurrently, or by the process holding his
-    private chat, which may be slow or just taking over from one that died). So this
-    update waits for it, at most :data:`EARLIER_WAIT` seconds, and reads him again."""
+    private chat, which may be slow or just taking over from one that died), so this update
+    waits for it, at most :data:`EARLIER_WAIT` seconds. And when another process handled
+    it, what this one knows of him may be older than its news of the change."""
     if known.can_message or rt.store is None:
         return known
     handling = handled_update()
-    if handling is None or handling.update_id <= 0:
-        return known
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + EARLIER_WAIT
-    waited = False
-    while await rt.store.earlier_private_update(user.id, handling.update_id):
-        waited = True
-        if loop.time() >= deadline:
-            log.warning("user %s: an earlier update of his is still not done", user.id)
-            break
-        await asyncio.sleep(EARLIER_LOOK)
-    if not waited:
-        return known
+    if handling is not None and handling.update_id > 0:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + EARLIER_WAIT
+        while await rt.store.earlier_private_update(user.id, handling.update_id):
+            if loop.time() >= deadline:
+                log.warning("user %s: an earlier update of his is still not done", user.id)
+                break
+            await asyncio.sleep(EARLIER_LOOK)
     return await remember(rt, user, fresh=True)
 
 
