@@ -64,6 +64,7 @@ import bisect
 import contextlib
 import gc
 import json
+import math
 import os
 import random
 import statistics
@@ -1096,7 +1097,7 @@ async def report_kill(
     )
     # a call of the killed process's may reach the server just after the kill: only a
     # process alive then, or its own next life, counts
-    since = float(killed.get("restarted") or at)  # type: ignore[arg-type]
+    since = float(killed["restarted"]) if restarted else math.inf  # type: ignore[arg-type]
     polls = [
         c.time
         for c in calls[int(killed["calls"]) :]  # type: ignore[call-overload]
