@@ -573,6 +573,7 @@ _CONNECTION_ERRORS: Final[tuple[type[BaseException], ...]] = (
     TimeoutError,
     asyncpg.PostgresError,
     asyncpg.InterfaceError,
+    asyncpg.exceptions.InternalClientError,
 )
 
 

@@ -107,6 +107,10 @@ UNAVAILABLE: Final[tuple[type[BaseException], ...]] = (
     asyncpg.InterfaceError,  # the connection was closed under a query
     asyncpg.PostgresConnectionError,  # class 08: the connection failed
     asyncpg.exceptions.OperatorInterventionError,  # class 57: the server shuts down, starts
+    # a connection the server ended in the middle of a query, met by the next query on it:
+    # "cannot switch to state 12; another operation (2) is in progress" (asyncpg issue
+    # #1069; sqlalchemy #13241 shows it from sessions terminated mid-transaction)
+    asyncpg.exceptions.InternalClientError,
 )
 """What a query raises while the server cannot be reached: a
 :class:`~bot.store.errors.StoreUnavailable` to the store's callers."""
@@ -830,7 +834,8 @@ class PostgresStore:
             "pogony = tallies.pogony + excluded.pogony, "
             "draws = tallies.draws + excluded.draws, "
             "points = tallies.points + excluded.points, "
-            "last_played = excluded.last_played",
+            # two games of a group ending at once may commit in either order
+            "last_played = greatest(tallies.last_played, excluded.last_played)",
             [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
         )
         # The ratings move in the same transaction. A failure there must not cost the game

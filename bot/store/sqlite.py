@@ -826,7 +826,9 @@ class SqliteStore:
             "user_id = excluded.user_id, name = excluded.name, games = games + 1, "
             "durak = durak + excluded.durak, pogony = pogony + excluded.pogony, "
             "draws = draws + excluded.draws, points = points + excluded.points, "
-            "last_played = excluded.last_played",
+            # never back in time, whatever order two ending games are written in
+            "last_played = max(coalesce(last_played, excluded.last_played), "
+            "excluded.last_played)",
             [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
         )
         # The ratings move in the same transaction. A failure there must not cost the game

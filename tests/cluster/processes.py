@@ -318,10 +318,17 @@ async def legal_move(table: Table, db: Reader, rng: random.Random, timeout: floa
     shown = callback_buttons(hand)
     answer = await table.press(user, hand, data)
     assert answer.text is None or "outdated" in answer.text, answer.text
+    if answer.text is not None:
+        # refused as outdated (the table moved on, or a process took it over just then):
+        # nothing applied, the current state drawn; the next move is chosen from that
+        return True
     while (await db.table(table.table_id))[1] == version and callback_buttons(
         hand_of(table, user)
     ) == shown:
-        assert loop.time() < deadline, "the move took no effect"
+        assert loop.time() < deadline, (
+            f"the move {data} of {user.first_name} (answered) took no effect: the table is "
+            f"still at version {version}, his hand message {hand.message_id} unchanged"
+        )
         await asyncio.sleep(0.01)
     return True
 

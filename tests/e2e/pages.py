@@ -96,6 +96,11 @@ def web_app_buttons(message: FakeMessage | None) -> list[str]:
     return [b.web_app for row in message.buttons for b in row if b.web_app]
 
 
+TAP_GAP = 0.1
+"""Seconds at least between two taps on one page: ten a second, faster than any person and
+half the sustained rate a page may send (bot/webapp/server.py's ``RATE``)."""
+
+
 class PageClient:
     """One open page of the Mini App."""
 
@@ -110,6 +115,7 @@ class PageClient:
         self.close_code: int | None = None
         self._reader: asyncio.Task[None] | None = None
         self._arrived = asyncio.Event()
+        self._tapped = float("-inf")
 
     @classmethod
     async def open(
@@ -201,7 +207,14 @@ class PageClient:
         return self.close_code
 
     async def press(self, press: str, v: int, timeout: float = 10.0) -> Frame:
-        """Tap: send the press and wait for the one ack or notice that answers it."""
+        """Tap: send the press and wait for the one ack or notice that answers it. Taps
+        come no faster than a person's (:data:`TAP_GAP`): the bot answers a page that taps
+        faster for long with "too fast"."""
+        loop = asyncio.get_running_loop()
+        wait = self._tapped + TAP_GAP - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._tapped = loop.time()
         before = len(self.frames)
         await self.send({"t": "press", "press": press, "v": v})
 

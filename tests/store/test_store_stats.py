@@ -182,3 +182,18 @@ async def test_the_tables_of_a_deleted_topic_move_to_the_general_chat(store: Sto
     assert (await store.latest_table(forum, None)) == gone.table_id
     for kept in (other, elsewhere):
         assert await store.get_table(kept.table_id) == kept
+
+
+async def test_last_played_never_goes_back_when_games_end_out_of_order(
+    store: Store, clock: FakeClock
+) -> None:
+    # two tables of one group end at once: the one that ended later is written first
+    clock.now = 2_000.0
+    await finish(store, -7, (ALICE, BORIS), lose(1, 2))
+    clock.now = 1_990.0
+    await finish(store, -7, (ALICE, BORIS), lose(0, 2))
+    rows = {r.player: r for r in await store.chat_stats(-7)}
+    assert {p: (r.games, r.last_played) for p, r in rows.items()} == {
+        "u:1": (2, 2_000.0),
+        "u:2": (2, 2_000.0),
+    }
