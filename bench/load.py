@@ -86,7 +86,7 @@ from loaddb import BenchDatabase, Costs, bench_database  # noqa: E402
 from bot.render import Player  # noqa: E402
 from bot.render.table import bout_lines, seat_lines, trump_line  # noqa: E402
 from bot.replay import load_replay  # noqa: E402
-from bot.store import Outcome, Seat, UserRow, open_store  # noqa: E402
+from bot.store import SHARDS, Outcome, Seat, UserRow, open_store  # noqa: E402
 from engine import Game, Rules  # noqa: E402
 from engine.actions import Pass, Take, Timeout  # noqa: E402
 from engine.ai import make_player  # noqa: E402
@@ -258,6 +258,11 @@ def percentiles(values: list[float]) -> str:
         f"p50 {at(0.5):.0f} ms, p95 {at(0.95):.0f} ms, p99 {at(0.99):.0f} ms, "
         f"max {values[-1] * 1000:.0f} ms"
     )
+
+
+LOAD_GRACE = 1.5
+"""Seconds a process started again in a rolling restart is given, once it holds its share
+of the shards, to load and draw their tables before the next process is stopped."""
 
 
 @dataclass
@@ -838,16 +843,46 @@ async def main(
                     killed["restarted"] = tg.world.elapsed()
                     await fleet.start_again(victim)
 
-            restarts: list[tuple[int, float, float, float]] = []
+            restarts: list[tuple[int, float, float, float, float]] = []
+
+            async def ready(member: Member) -> float:
+                """When a process started again holds its share of the shards, and
+                :data:`LOAD_GRACE` seconds later (it loads and draws their tables): a
+                rolling upgrade waits for each new process to be ready before it stops the
+                next."""
+                share = SHARDS // processes
+                assert member.bot is not None and member.bot.proc is not None
+                pid = member.bot.proc.pid
+                deadline = time.monotonic() + 60
+                held = 0
+                while time.monotonic() < deadline:
+                    held = int(
+                        await db.value(
+                            "SELECT count(*) FROM shard_leases l JOIN members m "
+                            "ON m.member_id = l.owner WHERE m.pid = ? AND l.shard >= 0",
+                            pid,
+                        )
+                    )
+                    if held >= share:
+                        break
+                    await asyncio.sleep(0.05)
+                else:
+                    print(f"process {member.index} holds {held} shards after 60 s, not {share}")
+                got = tg.world.elapsed()
+                await asyncio.sleep(LOAD_GRACE)
+                return got
 
             async def rolling() -> None:
                 """A third of the way through the measured time, every process in turn:
-                SIGTERM, its exit, the same command again, its getMe."""
+                SIGTERM, its exit, the same command again, its getMe; with several
+                processes, the next once this one is ready."""
                 if not term:
                     return
                 await asyncio.sleep(warmup + seconds / 3)
                 for member in fleet.members:
-                    restarts.append((member.index, *await fleet.restart(member)))
+                    asked, exited, back = await fleet.restart(member)
+                    up = await ready(member) if processes > 1 else back
+                    restarts.append((member.index, asked, exited, back, up))
 
             half = seconds / 2
             asked: dict[int, float] = {}
@@ -1155,25 +1190,26 @@ async def report_kill(
 
 
 def report_restarts(
-    restarts: list[tuple[int, float, float, float]],
+    restarts: list[tuple[int, float, float, float, float]],
     made: list[Move],
     pressed: list[Pressed],
     arrivals: Arrivals,
     began: float,
 ) -> None:
     """How the tables came through a rolling restart of every process."""
-    first, last = restarts[0][1], restarts[-1][3]
+    first, last = restarts[0][1], restarts[-1][4]
     print(
         f"rolling SIGTERM restart of {len(restarts)} process{'es' if len(restarts) > 1 else ''}, "
         f"{first - began:.0f} s into the "
         f"measured time, {last - first:.1f} s in all:"
     )
-    for index, asked, exited, back in restarts:
+    for index, asked, exited, back, up in restarts:
         print(
             f"  process {index}: exited {exited - asked:.1f} s after SIGTERM, back (getMe) "
             f"{back - exited:.1f} s after that"
+            + (f", holding its share of the shards {up - back:.1f} s later" if up > back else "")
         )
-    until = last + 5.0
+    until = last + LOAD_GRACE + 5.0
     during = [m for m in made if first <= m.time < until]
     felt = [
         got
@@ -1184,7 +1220,7 @@ def report_restarts(
     answers = [p.answered - p.time for p in pressed if first <= p.time < until and p.answered]
     never = sum(1 for p in pressed if first <= p.time < until and p.answered is None)
     print(
-        f"  from the first SIGTERM until 5 s after the last start, {len(during)} moves: "
+        f"  from the first SIGTERM until 5 s after the last is ready, {len(during)} moves: "
         f"press -> next actor's hand {percentiles(felt)}"
     )
     print(

@@ -355,6 +355,7 @@ class Member:
         still = {s for s, e in epochs.items() if self._held.get(s) == e}
         presenter = self.presenter
         pacer = self._app.bot.rate_limiter
+        taken = []
         for live in lives:
             if shard_of(live.row.chat_id) not in still:
                 rt.tables.forget(live.table_id)
@@ -365,16 +366,29 @@ class Member:
                 # chat's budget is shared: the database knows)
                 pacer.assume_spent(live.row.chat_id)
             presenter.adopt_messages(live)
-            try:
-                await presenter.redraw(live, [])
-            except StoreError as exc:
-                log.warning("table %s: not drawn again after the takeover: %s", live.table_id, exc)
+            taken.append(live)
+        # the tables take presses at once; drawing them all again (what the process before
+        # left undrawn) goes on meanwhile, a table at a time under its lock
         self._loading -= shards
         self._ready |= {s for s in still if self._held.get(s) == epochs[s]}
-        taken = sum(1 for live in lives if shard_of(live.row.chat_id) in still)
-        self.taken_over += taken
-        log.info("cluster: shards %s taken, %d running tables", _span(still), taken)
         self._look_wake.set()
+        started = time.monotonic()
+        for live in taken:
+            shard = shard_of(live.row.chat_id)
+            if self._held.get(shard) != epochs[shard]:
+                continue  # let go again meanwhile
+            try:
+                async with live.lock:
+                    await presenter.redraw(live, [])
+            except StoreError as exc:
+                log.warning("table %s: not drawn again after the takeover: %s", live.table_id, exc)
+        self.taken_over += len(taken)
+        log.info(
+            "cluster: shards %s taken, %d running tables (drawn again in %.2f s)",
+            _span(still),
+            len(taken),
+            time.monotonic() - started,
+        )
 
     def _let_go(self, shards: Collection[int]) -> None:
         """Stop holding ``shards`` here, at once: their updates and tables."""
