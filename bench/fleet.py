@@ -97,6 +97,11 @@ class Fleet:
 
     async def __aexit__(self, *exc: object) -> None:
         await asyncio.gather(*(self._stop(m) for m in self.members if m.alive))
+        # with DURAK_LOG_LEVEL=INFO: what each process took over, and how fast
+        for member in self.members:
+            for line in member.bot.lines if member.bot is not None else []:
+                if "cluster: shards" in line and " taken, " in line:
+                    print(f"  process {member.index}: {line.split('cluster: ', 1)[1]}")
         for member in self.members:
             if member.bot is not None:
                 await member.bot.__aexit__(None, None, None)

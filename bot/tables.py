@@ -553,8 +553,16 @@ class TableService:
         gained), those not in memory already."""
         return [self._adopt(row) for row in rows if row.table_id not in self._tables]
 
-    async def recall(self, live: Live) -> None:
-        """Rebuild a loaded game's recent moves from its log."""
+    async def recall(self, live: Live, *, again: bool = False) -> None:
+        """Rebuild a loaded game's recent moves from its log; ``again``: also when some are
+        known (moves made since it was loaded, which the log holds too). Under the table's
+        lock, so that the log and the state agree."""
+        if again and live.events and live.row.status == TableStatus.PLAYING:
+            rebuilt = await recent_moves(self._store, live.row, EVENTS_KEPT)
+            if rebuilt:
+                live.events.clear()
+                live.events.extend(rebuilt)
+            return
         await self._recall(live)
 
     def playing_at(self, user_id: int) -> list[Live]:

@@ -337,6 +337,7 @@ class Member:
         """Take over the running tables of ``shards`` (already marked loading)."""
         rt = self._rt
         epochs = {s: self._held[s] for s in shards if s in self._held}
+        began = time.monotonic()
         try:
             rows = await self._store.running_tables(list(epochs))
             lives = rt.tables.adopt_running(
@@ -346,8 +347,6 @@ class Member:
                     if self._held.get(shard_of(r.chat_id)) == epochs.get(shard_of(r.chat_id))
                 ]
             )
-            for live in lives:
-                await rt.tables.recall(live)
         except StoreError as exc:
             log.warning("cluster: shards %s not loaded (%s): tried again", _span(shards), exc)
             self._loading -= shards
@@ -367,26 +366,30 @@ class Member:
                 pacer.assume_spent(live.row.chat_id)
             presenter.adopt_messages(live)
             taken.append(live)
-        # the tables take presses at once; drawing them all again (what the process before
-        # left undrawn) goes on meanwhile, a table at a time under its lock
+        # The tables take presses at once. Meanwhile, a table at a time under its lock,
+        # each game's recent moves are rebuilt from its log (replayed from the deal: the
+        # costly part) and the table is drawn again (what the process before left undrawn).
         self._loading -= shards
         self._ready |= {s for s in still if self._held.get(s) == epochs[s]}
         self._look_wake.set()
         started = time.monotonic()
+        loaded = started - began
         for live in taken:
             shard = shard_of(live.row.chat_id)
             if self._held.get(shard) != epochs[shard]:
                 continue  # let go again meanwhile
             try:
                 async with live.lock:
+                    await rt.tables.recall(live, again=True)
                     await presenter.redraw(live, [])
             except StoreError as exc:
                 log.warning("table %s: not drawn again after the takeover: %s", live.table_id, exc)
         self.taken_over += len(taken)
         log.info(
-            "cluster: shards %s taken, %d running tables (drawn again in %.2f s)",
+            "cluster: shards %s taken, %d running tables (loaded in %.2f s, drawn again in %.2f s)",
             _span(still),
             len(taken),
+            loaded,
             time.monotonic() - started,
         )
 

@@ -12,7 +12,7 @@ import signal
 from collections.abc import Sequence
 from pathlib import Path
 
-from e2e.harness import Data, Table, callback_buttons
+from e2e.harness import Data, Table, callback_buttons, recent_moves
 from fake_telegram import FakeTelegramServer, Limits
 
 from bot.cluster.leases import TTL
@@ -312,6 +312,41 @@ async def test_a_player_who_just_started_the_bot_is_seated_though_another_proces
             await table.start()
             await finish(table, db, random.Random(11))
             await check_the_end(tg, postgres_url, [table])
+        finally:
+            await db.close()
+            await cluster.close()
+
+
+async def test_a_table_taken_over_shows_its_recent_moves_as_before(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """The process taking a table over rebuilds its "Recent moves" from the log: the moves
+    made before the handover stay listed above the next one."""
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
+        db = Reader(postgres_url)
+        rng = random.Random(13)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            (table,) = await tables_in_groups(tg, 1)
+            await table.seat_everyone()
+            await play_moves(table, db, rng, 3)
+            await tg.settle(quiet=0.3, timeout=20)
+            message_id = await fetchval(
+                postgres_url,
+                "SELECT group_message_id FROM tables WHERE table_id = $1",
+                table.table_id,
+            )
+            shown = tg.message(table.group, message_id)
+            before = recent_moves(shown)
+            assert before, shown.plain_text
+            assert await cluster.stop(await cluster.holder(table.group.id)) == 0
+            await play_moves(table, db, rng, 1)
+            await tg.settle(quiet=0.3, timeout=20)
+            after = recent_moves(tg.message(table.group, message_id))
+            kept = next((n for n in range(len(before), 0, -1) if after[:n] == before[-n:]), 0)
+            assert kept and len(after) > kept, (before, after)
         finally:
             await db.close()
             await cluster.close()

@@ -468,6 +468,15 @@ class Table:
             raise AssertionError(self.shows_latest(db)) from None
 
 
+def recent_moves(message: FakeMessage) -> list[str]:
+    """The lines under "Recent moves" of a table message (in either language)."""
+    lines = message.plain_text.splitlines()
+    for header in ("Recent moves:", "Последние ходы:"):
+        if header in lines:
+            return [line for line in lines[lines.index(header) + 1 :] if line.startswith("• ")]
+    return []
+
+
 def redrawn(tg: FakeTelegramServer, since: int, message: FakeMessage) -> bool:
     """Whether the bot has edited ``message`` (or tried: an edit that changes nothing is
     refused) in a call made after the first ``since`` calls."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+from fake_telegram import FakeTelegramServer, Limits
 
 from engine import Rules
 
@@ -14,6 +14,7 @@ from .harness import (
     assert_no_hand_card_in_group,
     bot_running,
     query,
+    recent_moves,
     redrawn,
     replay_games,
     set_group_rules,
@@ -90,15 +91,6 @@ async def test_a_lobby_survives_a_restart(tmp_path: Path) -> None:
             assert stored(db, table.table_id).group_message_id == lobby.message_id
             assert [m.message_id for m in tg.bot_messages(table.group)] == [lobby.message_id]
         assert tg.rate_limited == []
-
-
-def recent_moves(message: FakeMessage) -> list[str]:
-    """The lines under "Recent moves" of a table message (in either language)."""
-    lines = message.plain_text.splitlines()
-    for header in ("Recent moves:", "Последние ходы:"):
-        if header in lines:
-            return [line for line in lines[lines.index(header) + 1 :] if line.startswith("• ")]
-    return []
 
 
 async def test_the_recent_moves_are_shown_again_after_a_restart(tmp_path: Path) -> None:
