@@ -1061,6 +1061,24 @@ async def main(
                 },
             )
             print(f"429s drawn: {len(tg.rate_limited)}; faults served: {len(tg.faulted)}")
+            if tg.rate_limited:
+                kinds: dict[str, int] = {}
+                for call in tg.rate_limited:
+                    chat = call.params.get("chat_id")
+                    where = "a group" if isinstance(chat, int) and chat < 0 else "a private chat"
+                    member = fleet.member_of(call)
+                    key = f"{call.method} in {where}" + (
+                        f" by process {member.index}"
+                        if member is not None and processes > 1
+                        else ""
+                    )
+                    kinds[key] = kinds.get(key, 0) + 1
+                chats = len({c.params.get("chat_id") for c in tg.rate_limited})
+                when = [c.time - marks["at"] for c in tg.rate_limited]
+                print(
+                    f"  429s in {chats} chats, {min(when):.1f}-{max(when):.1f} s into the "
+                    f"measured time: {kinds}"
+                )
             lags.sort()
             if lags:
                 print(

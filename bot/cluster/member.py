@@ -360,9 +360,9 @@ class Member:
                 rt.tables.forget(live.table_id)
                 continue
             self.router.note(live.table_id, live.row.chat_id)
-            if isinstance(pacer, Pacer) and live.row.chat_id < 0:
-                # the process before may have spent the group's burst just now (a private
-                # chat's budget is shared: the database knows)
+            if isinstance(pacer, Pacer) and live.row.chat_id < 0 and pacer.shared is None:
+                # the process before may have spent the group's burst just now (with the
+                # budgets shared, the database knows)
                 pacer.assume_spent(live.row.chat_id)
             presenter.adopt_messages(live)
             taken.append(live)

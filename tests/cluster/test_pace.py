@@ -1,5 +1,6 @@
-"""A private chat's budget shared by the processes that write to it: slots handed out in
-turn whoever asks, a flood wait seen by all, groups paced by each process alone."""
+"""A chat's budget shared by the processes that write to it: slots handed out in turn
+whoever asks, a private chat's and a group's each by its own budget, a flood wait seen by
+all."""
 
 from __future__ import annotations
 
@@ -51,11 +52,25 @@ async def test_a_flood_wait_holds_for_every_process(
     assert await a.reserve(42) == pytest.approx(11.0, abs=0.25)
 
 
-async def test_only_private_chats_are_shared_and_idle_ones_are_forgotten(
+async def test_a_groups_budget_is_shared_as_its_shard_changes_hands(
+    pools: tuple[asyncpg.Pool, asyncpg.Pool],
+) -> None:
+    a, b = SharedBudgets(pools[0], PACING), SharedBudgets(pools[1], PACING)
+    # the old holder spent the group's burst; the new one goes on at the group's pace
+    waits = [await a.reserve(-100123) for _ in range(5)]
+    waits += [await b.reserve(-100123) for _ in range(2)]
+    assert waits == pytest.approx([0, 0, 0, 0, 0, 4, 8], abs=0.25)
+    # a 429 in another group: nothing there before it is over, then at the group's pace
+    await b.pause(-100124, 10.0)
+    assert await a.reserve(-100124) == pytest.approx(10.0, abs=0.25)
+    assert await b.reserve(-100124) == pytest.approx(14.0, abs=0.25)
+
+
+async def test_chats_with_ids_are_shared_and_idle_ones_are_forgotten(
     pools: tuple[asyncpg.Pool, asyncpg.Pool],
 ) -> None:
     a = SharedBudgets(pools[0], PACING)
-    assert a.shared(42) and not a.shared(-100123) and not a.shared("@channel")
+    assert a.shared(42) and a.shared(-100123) and not a.shared("@channel")
     await a.reserve(42)
     assert await a.prune(idle=60) == 0, "its budget is not full again yet"
     assert await a.prune(idle=-60) == 1
