@@ -18,8 +18,9 @@ itself, through leases in the database (:mod:`bot.cluster.leases`):
   after a crash, is known by its ``update_id`` and never applied twice; every table write
   is compare-and-set on its version besides, so a holder that lost its lease without
   knowing cannot apply a stale move.
-* **Pacing.** A private chat may get hands from tables held by several processes:
-  its budget is shared in the database (:mod:`bot.cluster.pace`).
+* **Pacing.** A private chat may get hands from tables held by several processes, and a
+  group's shard may change hands twice in seconds: every chat's budget is shared in the
+  database (:mod:`bot.cluster.pace`).
 * **Failure.** SIGTERM gives every lease back at once, after the updates in hand finish:
   the others take over within a beat. A process killed loses its leases when they run
   out (3 s); the others take them over, load the tables and draw them again, and handle
