@@ -7,14 +7,15 @@ import asyncio
 import json
 import random
 import signal
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 from e2e.harness import NAMES, Data, Table, callback_buttons, hand_versions
-from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser
+from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 from ship.process import BotProcess
 
 from bot.store import shard_of
@@ -115,6 +116,24 @@ class Cluster:
     async def close(self) -> None:
         for bot in self.bots:
             await bot.__aexit__()
+
+
+@asynccontextmanager
+async def two_processes(
+    tmp: Path, url: str
+) -> AsyncIterator[tuple[FakeTelegramServer, Cluster, Reader]]:
+    """The fake server (its fast limits), two processes on ``url`` sharing the shards, and
+    a reader of their database; all stopped at the end."""
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        cluster = Cluster(cluster_env(tg, url, tmp), tmp, url)
+        db = Reader(url)
+        try:
+            await cluster.start(2)
+            await cluster.settled(2)
+            yield tg, cluster, db
+        finally:
+            await db.close()
+            await cluster.close()
 
 
 async def fetch(url: str, sql: str, *args: Any) -> list[Any]:

@@ -35,6 +35,7 @@ from .processes import (
     shared_player_tables,
     tables_in_groups,
     tallies,
+    two_processes,
 )
 
 
@@ -62,31 +63,23 @@ async def check_the_end(
 async def test_games_go_on_across_a_sigkill_of_the_process_holding_them(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
-        db = Reader(postgres_url)
+    async with two_processes(tmp_path, postgres_url) as (tg, cluster, db):
         rng = random.Random(5)
-        try:
-            await cluster.start(2)
-            await cluster.settled(2)
-            tables = await tables_in_groups(tg, 3)
-            for table in tables:
-                await table.seat_everyone()
-                await play_moves(table, db, rng, 4)
-            victim = await cluster.holder(tables[0].group.id)
-            (survivor,) = [b for b in cluster.live() if b is not victim]
-            assert (await db.table(tables[0].table_id))[0] == "playing"
-            await cluster.kill(victim)
-            # its tables are taken over, drawn again and played on; the others never stop
-            await asyncio.gather(*(finish(t, db, rng) for t in tables))
-            await check_the_end(tg, postgres_url, tables)
-            assert await cluster.holder(tables[0].group.id) is survivor
-            assert any(
-                "running tables" in line and " 0 running" not in line for line in survivor.lines
-            ), survivor.output
-        finally:
-            await db.close()
-            await cluster.close()
+        tables = await tables_in_groups(tg, 3)
+        for table in tables:
+            await table.seat_everyone()
+            await play_moves(table, db, rng, 4)
+        victim = await cluster.holder(tables[0].group.id)
+        (survivor,) = [b for b in cluster.live() if b is not victim]
+        assert (await db.table(tables[0].table_id))[0] == "playing"
+        await cluster.kill(victim)
+        # its tables are taken over, drawn again and played on; the others never stop
+        await asyncio.gather(*(finish(t, db, rng) for t in tables))
+        await check_the_end(tg, postgres_url, tables)
+        assert await cluster.holder(tables[0].group.id) is survivor
+        assert any(
+            "running tables" in line and " 0 running" not in line for line in survivor.lines
+        ), survivor.output
 
 
 async def test_a_rolling_restart_by_sigterm_keeps_every_game_going(
@@ -201,49 +194,41 @@ async def test_a_player_gets_his_cards_again_from_whichever_process_holds_his_ta
 async def test_a_group_upgraded_takes_its_game_to_the_process_of_the_supergroup(
     tmp_path: Path, postgres_url: str
 ) -> None:
-    async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
-        db = Reader(postgres_url)
+    async with two_processes(tmp_path, postgres_url) as (tg, cluster, db):
         rng = random.Random(10)
-        try:
-            await cluster.start(2)
-            await cluster.settled(2)
-            (table,) = await tables_in_groups(tg, 1)
-            await table.seat_everyone()
-            await play_moves(table, db, rng, 3)
-            old = table.group
-            before = await cluster.holder(old.id)
-            # supergroup ids are handed out in turn: the next one is of the other process
-            while True:
-                probe = await tg.create_supergroup("Elsewhere")
-                if await cluster.holder(probe.id - 1) is not before:
-                    break
-            new = await tg.migrate_to_supergroup(old, by=table.users[0])
-            after = await cluster.holder(new.id)
-            assert after is not before
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 20
-            moved = "SELECT chat_id FROM tables WHERE table_id = $1"
-            while await fetchval(postgres_url, moved, table.table_id) != new.id:
-                assert loop.time() < deadline, "the table did not move to the supergroup"
-                await asyncio.sleep(0.05)
-            # drawn anew in the supergroup by the process that holds it now, and played on
-            await tg.wait_for_message(new, lambda m: "Trump" in (m.text or ""), timeout=20)
-            table.group = new
-            await finish_in(table, db, rng)
-            await check_the_end(tg, postgres_url, [table], shown=False)
-            ends = [
-                m
-                for m in tg.bot_messages(new)
-                if any(d[1:].startswith("m.") for d in callback_buttons(m))
-            ]
-            assert len(ends) == 1, "the end told once, in the supergroup"
-            # the old holder let the table go and told the new one, which took it at once
-            taken = f"cluster: shards {shard_of(new.id)} taken, 1 running tables"
-            assert any(taken in line for line in after.lines), after.output
-        finally:
-            await db.close()
-            await cluster.close()
+        (table,) = await tables_in_groups(tg, 1)
+        await table.seat_everyone()
+        await play_moves(table, db, rng, 3)
+        old = table.group
+        before = await cluster.holder(old.id)
+        # supergroup ids are handed out in turn: the next one is of the other process
+        while True:
+            probe = await tg.create_supergroup("Elsewhere")
+            if await cluster.holder(probe.id - 1) is not before:
+                break
+        new = await tg.migrate_to_supergroup(old, by=table.users[0])
+        after = await cluster.holder(new.id)
+        assert after is not before
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        moved = "SELECT chat_id FROM tables WHERE table_id = $1"
+        while await fetchval(postgres_url, moved, table.table_id) != new.id:
+            assert loop.time() < deadline, "the table did not move to the supergroup"
+            await asyncio.sleep(0.05)
+        # drawn anew in the supergroup by the process that holds it now, and played on
+        await tg.wait_for_message(new, lambda m: "Trump" in (m.text or ""), timeout=20)
+        table.group = new
+        await finish_in(table, db, rng)
+        await check_the_end(tg, postgres_url, [table], shown=False)
+        ends = [
+            m
+            for m in tg.bot_messages(new)
+            if any(d[1:].startswith("m.") for d in callback_buttons(m))
+        ]
+        assert len(ends) == 1, "the end told once, in the supergroup"
+        # the old holder let the table go and told the new one, which took it at once
+        taken = f"cluster: shards {shard_of(new.id)} taken, 1 running tables"
+        assert any(taken in line for line in after.lines), after.output
 
 
 async def finish_in(table: Table, db: Reader, rng: random.Random) -> None:
@@ -259,62 +244,54 @@ async def test_a_player_who_just_started_the_bot_is_seated_though_another_proces
     presses Start and at once Join. Their private chats are another process's, stopped for
     a moment: the group's process waits for their /start instead of taking them for people
     who never started the bot."""
-    async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
-        db = Reader(postgres_url)
+    async with two_processes(tmp_path, postgres_url) as (tg, cluster, db):
+        poller = await cluster.poller()
+        assert poller is not None
+        (behind,) = [b for b in cluster.live() if b is not poller]
+        assert behind.proc is not None
+        users = []
+        while len(users) < 2:
+            user = await tg.create_user(f"{'AB'[len(users)]}nn", language_code="en")
+            if await cluster.holder(user.id) is behind:
+                users.append(user)
+        ann, bob = users
+        while True:
+            group = await tg.create_group("Friends", members=users, creator=ann)
+            if await cluster.holder(group.id) is poller:
+                break
+        table = Table(tg, users, group)
+
+        behind.proc.send_signal(signal.SIGSTOP)
         try:
-            await cluster.start(2)
-            await cluster.settled(2)
-            poller = await cluster.poller()
-            assert poller is not None
-            (behind,) = [b for b in cluster.live() if b is not poller]
-            assert behind.proc is not None
-            users = []
-            while len(users) < 2:
-                user = await tg.create_user(f"{'AB'[len(users)]}nn", language_code="en")
-                if await cluster.holder(user.id) is behind:
-                    users.append(user)
-            ann, bob = users
-            while True:
-                group = await tg.create_group("Friends", members=users, creator=ann)
-                if await cluster.holder(group.id) is poller:
-                    break
-            table = Table(tg, users, group)
-
-            behind.proc.send_signal(signal.SIGSTOP)
-            try:
-                await tg.start_bot(ann)
-                await tg.send_command(ann, group, "newgame")
-                await asyncio.sleep(1.5)
-            finally:
-                behind.proc.send_signal(signal.SIGCONT)
-            lobby = table.lobby = await tg.wait_for_message(
-                group, lambda m: bool(callback_buttons(m)), timeout=15
-            )
-            table.known_table = Data.parse(table.lobby_button("j")).table
-            assert "1/6" in lobby.plain_text and "Ann" in lobby.plain_text, lobby.plain_text
-            assert not [m for m in tg.bot_messages(group) if "/start" in (m.text or "")], (
-                "Ann was not asked to start the bot: she had"
-            )
-
-            behind.proc.send_signal(signal.SIGSTOP)
-            try:
-                await tg.start_bot(bob)
-                press = await tg.press(bob, lobby, data=table.lobby_button("j"))
-                await asyncio.sleep(1.5)
-            finally:
-                behind.proc.send_signal(signal.SIGCONT)
-            answer = await press.answer(timeout=10)
-            table.presses += 1
-            assert answer.url is None, "Bob was not sent to start the bot: he had"
-            await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
-
-            await table.start()
-            await finish(table, db, random.Random(11))
-            await check_the_end(tg, postgres_url, [table])
+            await tg.start_bot(ann)
+            await tg.send_command(ann, group, "newgame")
+            await asyncio.sleep(1.5)
         finally:
-            await db.close()
-            await cluster.close()
+            behind.proc.send_signal(signal.SIGCONT)
+        lobby = table.lobby = await tg.wait_for_message(
+            group, lambda m: bool(callback_buttons(m)), timeout=15
+        )
+        table.known_table = Data.parse(table.lobby_button("j")).table
+        assert "1/6" in lobby.plain_text and "Ann" in lobby.plain_text, lobby.plain_text
+        assert not [m for m in tg.bot_messages(group) if "/start" in (m.text or "")], (
+            "Ann was not asked to start the bot: she had"
+        )
+
+        behind.proc.send_signal(signal.SIGSTOP)
+        try:
+            await tg.start_bot(bob)
+            press = await tg.press(bob, lobby, data=table.lobby_button("j"))
+            await asyncio.sleep(1.5)
+        finally:
+            behind.proc.send_signal(signal.SIGCONT)
+        answer = await press.answer(timeout=10)
+        table.presses += 1
+        assert answer.url is None, "Bob was not sent to start the bot: he had"
+        await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
+
+        await table.start()
+        await finish(table, db, random.Random(11))
+        await check_the_end(tg, postgres_url, [table])
 
 
 async def test_a_table_taken_over_shows_its_recent_moves_as_before(
@@ -322,31 +299,23 @@ async def test_a_table_taken_over_shows_its_recent_moves_as_before(
 ) -> None:
     """The process taking a table over rebuilds its "Recent moves" from the log: the moves
     made before the handover stay listed above the next one."""
-    async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url)
-        db = Reader(postgres_url)
+    async with two_processes(tmp_path, postgres_url) as (tg, cluster, db):
         rng = random.Random(13)
-        try:
-            await cluster.start(2)
-            await cluster.settled(2)
-            (table,) = await tables_in_groups(tg, 1)
-            await table.seat_everyone()
-            await play_moves(table, db, rng, 3)
-            await tg.settle(quiet=0.3, timeout=20)
-            message_id = await fetchval(
-                postgres_url,
-                "SELECT group_message_id FROM tables WHERE table_id = $1",
-                table.table_id,
-            )
-            shown = tg.message(table.group, message_id)
-            before = recent_moves(shown)
-            assert before, shown.plain_text
-            assert await cluster.stop(await cluster.holder(table.group.id)) == 0
-            await play_moves(table, db, rng, 1)
-            await tg.settle(quiet=0.3, timeout=20)
-            after = recent_moves(tg.message(table.group, message_id))
-            kept = next((n for n in range(len(before), 0, -1) if after[:n] == before[-n:]), 0)
-            assert kept and len(after) > kept, (before, after)
-        finally:
-            await db.close()
-            await cluster.close()
+        (table,) = await tables_in_groups(tg, 1)
+        await table.seat_everyone()
+        await play_moves(table, db, rng, 3)
+        await tg.settle(quiet=0.3, timeout=20)
+        message_id = await fetchval(
+            postgres_url,
+            "SELECT group_message_id FROM tables WHERE table_id = $1",
+            table.table_id,
+        )
+        shown = tg.message(table.group, message_id)
+        before = recent_moves(shown)
+        assert before, shown.plain_text
+        assert await cluster.stop(await cluster.holder(table.group.id)) == 0
+        await play_moves(table, db, rng, 1)
+        await tg.settle(quiet=0.3, timeout=20)
+        after = recent_moves(tg.message(table.group, message_id))
+        kept = next((n for n in range(len(before), 0, -1) if after[:n] == before[-n:]), 0)
+        assert kept and len(after) > kept, (before, after)
