@@ -558,7 +558,10 @@ class TableService:
         known (moves made since it was loaded, which the log holds too). Under the table's
         lock, so that the log and the state agree."""
         if again and live.events and live.row.status == TableStatus.PLAYING:
-            rebuilt = await recent_moves(self._store, live.row, EVENTS_KEPT)
+            # the row in memory keeps the state as loaded: the log leads to the game's now
+            now = live.game.to_json() if live.game is not None else live.row.game
+            row = _replace_row(live.row, game=now)
+            rebuilt = await recent_moves(self._store, row, EVENTS_KEPT)
             if rebuilt:
                 live.events.clear()
                 live.events.extend(rebuilt)
