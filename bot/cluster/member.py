@@ -50,7 +50,6 @@ from bot.cluster.leases import BEAT, MEMBERS_CHANNEL, POLLER, TTL, Beat, Leases
 from bot.cluster.pace import SharedBudgets
 from bot.cluster.routing import Router
 from bot.inbox import Inbox
-from bot.pacing import Pacer
 from bot.store import StoreError, shard_of
 from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, TABLES_CHANNEL, PostgresStore
 
@@ -353,17 +352,14 @@ class Member:
             return
         still = {s for s, e in epochs.items() if self._held.get(s) == e}
         presenter = self.presenter
-        pacer = self._app.bot.rate_limiter
         taken = []
         for live in lives:
             if shard_of(live.row.chat_id) not in still:
                 rt.tables.forget(live.table_id)
                 continue
             self.router.note(live.table_id, live.row.chat_id)
-            if isinstance(pacer, Pacer) and live.row.chat_id < 0 and pacer.shared is None:
-                # the process before may have spent the group's burst just now (with the
-                # budgets shared, the database knows)
-                pacer.assume_spent(live.row.chat_id)
+            # what the process before spent of its chats' budgets just now, the database
+            # knows: every chat's budget is shared (bot.cluster.pace)
             presenter.adopt_messages(live)
             taken.append(live)
         # The tables take presses at once. Meanwhile, a table at a time under its lock,
