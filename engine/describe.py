@@ -60,6 +60,7 @@ OPTION_NAMES: dict[str, str] = {
     "no_transfer_first_bout": "No transfer in the first bout",
     "no_transfer_with_trump_on_table": "No transfer over a trump",
     "proezdnoy": "Proezdnoy",
+    "fast_throw_ins": "Fast throw-ins",
 }
 
 

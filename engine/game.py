@@ -75,6 +75,7 @@ class Game:
         "_clockwise",
         "_emptied",
         "_extras",
+        "_fast",
         "_fbl",
         "_instant",
         "_last_bout",
@@ -170,6 +171,9 @@ class Game:
     _capv: int
     _bout_cache: dict[int, tuple[int, tuple[int, ...]]]
     _throw_ins: bool
+    _fast: bool
+    """``fast_throw_ins``: a thrower holding nothing of a table rank is skipped at once
+    (everyone can tell). Off, the default: who may throw in depends on public facts alone."""
     _clockwise: bool
     _transfers: bool
     _instant: bool
@@ -444,6 +448,7 @@ class Game:
         self._wild = rules.has("wild_sixes")
         self._extras = self._wild or self._p5 or rules.has("poker")
         self._throw_ins = rules.throw_ins
+        self._fast = rules.fast_throw_ins
         self._clockwise = rules.throw_in_order == "clockwise"
         self._transfers = rules.transfers
         self._instant = rules.draw == "not_allowed"
@@ -580,7 +585,10 @@ class Game:
         return cap
 
     def _pending_throwers(self) -> list[int]:
-        """Throwers who have not passed and hold a legal throw-in, in clockwise order.
+        """Throwers who may still throw in, in clockwise order: eligible, not passed, the
+        bout below its limits, a card in hand. Whether a card of his fits is his secret, so
+        it counts only with ``fast_throw_ins`` (RULES.md §3.6: a player with no legal
+        throw-in counts as passed — at once only when the table chose to show it).
 
         Cached between mutations: every change of state ends in :meth:`_settle` or
         :meth:`_start_bout`, which clear the cache; a refused action changes nothing."""
@@ -592,13 +600,17 @@ class Game:
     def _find_pending(self) -> list[int]:
         if not self._throw_ins or len(self.att) >= self._capv:
             return []
-        ranks = self._ranks
         passed = self.passed
+        hands = self.hands
+        if not self._fast:
+            # an empty hand is public: nobody waits for a player who holds no card at all
+            return [s for s in self._throwers if s not in passed and hands[s]]
+        ranks = self._ranks
         found = []
         for s in self._throwers:
             if s in passed:
                 continue
-            for c in self.hands[s]:
+            for c in hands[s]:
                 if (ranks >> (c >> 2)) & 1:
                     found.append(s)
                     break

@@ -118,6 +118,11 @@ class Rules(BaseModel):
         False, description="No transfer while a trump lies on the table."
     )
     proezdnoy: bool = Field(False, description="A trump of the rank may be shown to transfer.")
+    fast_throw_ins: bool = Field(
+        False,
+        description="A thrower with nothing that fits passes at once, so everyone sees who "
+        "can throw in (off: every thrower passes himself, or when his window runs out).",
+    )
 
     @model_validator(mode="before")
     @classmethod

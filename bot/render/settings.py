@@ -78,6 +78,7 @@ _GROUP_OF: Final[dict[str, str]] = {
     "first_bout_limit": "limits",
     "limit_lifts_when_stock_empty": "limits",
     "throw_in_order": "limits",
+    "fast_throw_ins": "limits",
     "draw_order": "order",
     "next_first_attacker": "order",
     "draw": "order",
@@ -104,6 +105,7 @@ _RELEVANT: Final[dict[str, Callable[[Rules], bool]]] = {
     "no_transfer_with_trump_on_table": lambda r: r.transfers,
     "proezdnoy": lambda r: r.transfers,
     "throw_in_order": lambda r: r.throw_ins,
+    "fast_throw_ins": lambda r: r.throw_ins,
     "multi_card_lead": lambda r: r.game != "prostoy5",
     "on_timeout": lambda r: r.turn_timeout > 0,
 }

@@ -3,8 +3,9 @@
 :meth:`WorldBuilder.sample` deals the cards the seat cannot know at random, consistently
 with the view: each opponent's hand size and the cards known to be in it; the stock size,
 with the face-up trump card where the variant keeps it (under the stock, on top with
-``albanian``, above a hidden card with ``changing_trump``); and who may act now (a thrower
-offered a move holds a card of a rank on the table, an eligible one not offered holds none).
+``albanian``, above a hidden card with ``changing_trump``); and who may act now, which tells
+something only at a table with ``fast_throw_ins`` (a thrower offered a move holds a card of
+a rank on the table, an eligible one not offered holds none); by default it tells nothing.
 It builds a :class:`~engine.Game` of that position, mid-bout included, through the engine's
 own saved-game format: a fresh game of the same rules serves as a template, so fields this
 module does not fill keep a sound default, and :meth:`Game.from_json` checks the result
@@ -134,30 +135,39 @@ class WorldBuilder:
         return True
 
     def _shown_already(self) -> list[Card]:
-        """Proezdnoy: the seat's trumps it may transfer with but not show were shown before
-        (the other seats' shown trumps are not told)."""
+        """Proezdnoy: the seat's trumps that were shown before, as far as its view tells
+        (the other seats' shown trumps are not told): a trump it may transfer with but not
+        show; and a trump of the attack's rank that everyone has seen in its hand (a shown
+        card is seen) and that it is not offered to show."""
         view = self.view
-        if not self.rules.proezdnoy or view.public.defender != view.seat:
+        pub = view.public
+        if not self.rules.proezdnoy or pub.defender != view.seat or not pub.table:
             return []
-        trump = view.public.trump
+        trump = pub.trump
         trumps = card_sense(self.rules, int(trump) if trump is not None else None).trumps
         shown = {a.card for a in view.actions if type(a) is ShowTrump}
+        rank = pub.table[0][0] >> 2
+        seen = set(pub.known[view.seat])
         return sorted(
-            a.card
-            for a in view.actions
-            if type(a) is Transfer and a.card in trumps and a.card not in shown
+            {
+                a.card
+                for a in view.actions
+                if type(a) is Transfer and a.card in trumps and a.card not in shown
+            }
+            | {c for c in view.hand if c in trumps and c >> 2 == rank and c in seen} - shown
         )
 
     def _throw_in_constraints(self) -> tuple[set[int], set[int], int]:
-        """What the seats that may act now tell: a thrower listed among them holds a card
-        of a rank on the table, an eligible thrower not listed holds none. Returns the
-        seats that must hold such a card, those that must not, and the ranks as a bit set."""
+        """What the seats that may act now tell, with ``fast_throw_ins`` only: a thrower
+        listed among them holds a card of a rank on the table, an eligible thrower not
+        listed holds none. Returns the seats that must hold such a card, those that must
+        not, and the ranks as a bit set."""
         pub = self.view.public
         must: set[int] = set()
         never: set[int] = set()
         if pub.phase != "bout" or pub.attacker is None or len(pub.table) >= pub.bout_cap:
             return must, never, 0
-        if not self.rules.throw_ins:
+        if not self.rules.throw_ins or not self.rules.fast_throw_ins:
             return must, never, 0
         ranks = 0
         for a, c in pub.table:

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from engine import Card, Game, Rules, deck
-from engine.actions import Action
+from engine.actions import Action, Event, Pass
 
 
 def cards(text: str) -> list[Card]:
@@ -80,3 +80,12 @@ def playout(game: Game, rng: random.Random, limit: int = 20_000) -> list[Action]
 def kinds(actions: list[Action]) -> set[str]:
     """The type names among actions."""
     return {type(a).__name__ for a in actions}
+
+
+def pass_round(game: Game) -> list[Event]:
+    """Every thrower who may act now says pass, until the bout waits on no thrower: what
+    the players of a pinned position do when they lay nothing more. Returns the events."""
+    events: list[Event] = []
+    while game.result is None and game.throwers():
+        events += game.apply(Pass(game.throwers()[0]))
+    return events

@@ -15,9 +15,10 @@ from engine.actions import (
     PickedUp,
     Take,
     Throw,
+    Timeout,
 )
 
-from .helpers import c, cards, fresh_position, kinds, position
+from .helpers import c, cards, fresh_position, kinds, pass_round, position
 
 
 def refused(game: Game, action: Action, reason: str) -> None:
@@ -79,6 +80,8 @@ def test_s3_2_cover_each_attack_card_separately_in_any_order() -> None:
     }
     g.apply(Cover(1, c("7C"), c("8C")))
     events = g.apply(Cover(1, c("7S"), c("6H")))
+    assert g.att, "the attacker has not said pass yet"
+    events = g.apply(Pass(0))
     assert Beaten(tuple(cards("7S 7C 6H 8C"))) in events
 
 
@@ -101,9 +104,10 @@ def test_s3_2_the_defender_may_take_at_any_moment() -> None:
     assert Take(1) in g.legal_actions(1)
     g.apply(Cover(1, c("7S"), c("8S")))
     assert Take(1) in g.legal_actions(1), "after a partial cover too"
-    events = g.apply(Take(1))
-    assert PickedUp(1, tuple(cards("7S 7C 8S"))) in events, "nobody can throw: he picks up"
+    g.apply(Take(1))
     refused(g, Cover(1, c("7C"), c("KD")), "not_your_turn")
+    events = pass_round(g)
+    assert PickedUp(1, tuple(cards("7S 7C 8S"))) in events, "everyone passed: he picks up"
 
 
 # ---------------------------------------------------------------- 3.3 throw-ins
@@ -113,8 +117,8 @@ def test_s3_3_throw_in_ranks_on_the_table_attack_or_cover() -> None:
     g = position(Rules(), ["7S 8C 9D KC", "8S 9S TC AD", "7D QH"], stock="JD AH")
     g.apply(Lead(0, (c("7S"),)))
     assert {a for a in g.legal_actions(2) if isinstance(a, Throw)} == {Throw(2, c("7D"))}
-    assert g.legal_actions(0) == [], "no 7 left to throw: he counts as passed"
-    assert g.to_act() == (1, 2)
+    assert g.legal_actions(0) == [Pass(0)], "no 7 left to throw: he may only pass"
+    assert g.to_act() == (0, 1, 2), "who holds a 7 is nobody's business"
     g.apply(Cover(1, c("7S"), c("8S")))
     assert {a for a in g.legal_actions(0) if isinstance(a, Throw)} == {Throw(0, c("8C"))}
     refused(g, Throw(0, c("9D")), "rank_not_on_table")
@@ -134,7 +138,9 @@ def test_s3_3_clockwise_order_lets_the_attacker_throw_first_then_the_next() -> N
     rules = Rules(throw_in_order="clockwise")
     g = position(rules, ["7S 8C", "8S 9S TC AD", "7D 8D"], stock="JD AH")
     g.apply(Lead(0, (c("7S"),)))
-    assert g.to_act() == (1, 2), "the attacker has no other 7: the turn passes to seat 2"
+    assert g.to_act() == (0, 1), "the attacker holds the turn, though he has no other 7"
+    g.apply(Pass(0))
+    assert g.to_act() == (1, 2), "he passed: the turn passes to seat 2"
     g.apply(Cover(1, c("7S"), c("8S")))
     assert g.to_act() == (2,), "a cover does not give the turn back to the attacker"
     refused(g, Throw(0, c("8C")), "not_your_turn")
@@ -267,7 +273,7 @@ def test_s3_5_vdogonku_cards_join_the_pickup() -> None:
     g.apply(Cover(1, c("7S"), c("8S")))
     g.apply(Throw(2, c("7C")))
     events = g.apply(Take(1))
-    assert g.taking and g.waiting_on() == () and g.to_act() == (0,)
+    assert g.taking and g.waiting_on() == () and g.to_act() == (0, 2)
     assert set(g.legal_actions(0)) == {Throw(0, c("8C")), Throw(0, c("7D")), Pass(0)}
     refused(g, Cover(1, c("7C"), c("9D")), "not_your_turn")
     events = g.apply(Throw(0, c("8C")))  # вдогонку: the third card, his hand at the start
@@ -295,8 +301,32 @@ def test_s3_6_a_player_with_no_legal_throw_counts_as_passed() -> None:
     g = position(Rules(), ["7S KC", "8S 9C QD", "AD JC"], stock="6C AH")
     g.apply(Lead(0, (c("7S"),)))
     events = g.apply(Cover(1, c("7S"), c("8S")))
+    assert not any(isinstance(e, Beaten) for e in events), "nobody tells he has nothing"
+    assert g.to_act() == (0, 2) and g.throwers() == (0, 2)
+    assert g.legal_actions(0) == [Pass(0)] and g.legal_actions(2) == [Pass(2)]
+    g.apply(Pass(2))
+    events = g.apply(Timeout(0))
+    assert any(isinstance(e, Beaten) for e in events), "a pass and a silence end the bout"
+    assert g.phase == 0 and g.attacker == 1
+
+
+def test_s3_6_fast_throw_ins_pass_a_player_with_no_legal_throw_at_once() -> None:
+    g = position(Rules(fast_throw_ins=True), ["7S KC", "8S 9C QD", "AD JC"], stock="6C AH")
+    g.apply(Lead(0, (c("7S"),)))
+    assert g.to_act() == (1,), "everyone sees that nobody holds a 7"
+    events = g.apply(Cover(1, c("7S"), c("8S")))
     assert any(isinstance(e, Beaten) for e in events), "nobody can throw: the bout ends"
     assert g.phase == 0 and g.attacker == 1
+
+
+def test_s3_6_a_thrower_with_no_card_at_all_is_not_waited_for() -> None:
+    # The stock is not empty, so seat 2 is not out; an empty hand is public.
+    g = position(Rules(), ["7S KC", "8S 9C QD", ""], stock="6C AH")
+    g.apply(Lead(0, (c("7S"),)))
+    assert g.to_act() == (0, 1)
+    g.apply(Cover(1, c("7S"), c("8S")))
+    events = g.apply(Pass(0))
+    assert any(isinstance(e, Beaten) for e in events)
 
 
 def test_s3_6_a_pass_counts_only_until_the_next_card() -> None:
@@ -322,7 +352,7 @@ def _drawing(order: str) -> list[Drew]:
     g.apply(Throw(2, c("7D")))
     g.apply(Cover(1, c("7S"), c("8S")))
     g.apply(Cover(1, c("7D"), c("9D")))
-    events = g.apply(Pass(0))
+    events = g.apply(Pass(0)) + g.apply(Pass(2))
     assert g.stock == []
     return [e for e in events if isinstance(e, Drew)]
 
@@ -346,6 +376,7 @@ def test_s3_7_everyone_draws_up_to_the_hand_size_in_order() -> None:
     g.apply(Cover(1, c("7S"), c("8S")))
     g.apply(Cover(1, c("7D"), c("9D")))
     g.apply(Pass(0))
+    g.apply(Pass(2))
     assert c("KD") in g.hands[0] and c("6S") in g.hands[2]
     assert {c("6H"), c("KH")} <= set(g.hands[1]) and g.stock == cards("AH")
     assert [len(h) for h in g.hands] == [6, 6, 6]
@@ -358,6 +389,7 @@ def test_s3_8_after_a_successful_defence_the_defender_attacks() -> None:
     g = position(Rules(), ["7S KC", "8S 9C QD", "AD JC"], stock="6C AH")
     g.apply(Lead(0, (c("7S"),)))
     g.apply(Cover(1, c("7S"), c("8S")))
+    pass_round(g)
     assert (g.attacker, g.defender) == (1, 2)
 
 
@@ -365,6 +397,7 @@ def test_s3_8_after_a_take_the_next_player_left_of_the_defender_attacks() -> Non
     g = position(Rules(), ["7S KC", "8S 9C QD", "AD JC"], stock="6C AH")
     g.apply(Lead(0, (c("7S"),)))
     g.apply(Take(1))
+    pass_round(g)
     assert (g.attacker, g.defender) == (2, 0)
 
 
@@ -374,6 +407,7 @@ def test_s3_8_finished_players_are_skipped() -> None:
     assert g.out == [False, False, False, True]
     g.apply(Lead(1, (c("9C"),)))
     g.apply(Take(2))
+    pass_round(g)
     assert (g.attacker, g.defender) == (0, 1)
     # and the defender of seat 2 skips seat 3 too
     h = position(Rules(), ["7S KC", "9C QD", "8S AD", ""], trump="H", first=2)
@@ -390,7 +424,10 @@ def test_s3_3_clockwise_the_turn_to_throw_stays_until_its_holder_passes() -> Non
         ["7C 9S QD KD AD 8H", "9C TD JD QS KS AS", "7D 9D TS JS 6C 8C"],
         trump="H",
     )
-    g.apply(Lead(0, (c("7C"),)))  # seat 0 has no other 7: his turn passes to seat 2
+    g.apply(Lead(0, (c("7C"),)))
+    assert g.throwers() == (0,), "the attacker holds the turn first, whatever he holds"
+    assert g.legal_actions(0) == [Pass(0)]
+    g.apply(Pass(0))
     assert g.throwers() == (2,)
     g.apply(Throw(2, c("7D")))
     g.apply(Cover(1, c("7C"), c("9C")))
@@ -404,15 +441,40 @@ def test_s3_3_clockwise_the_turn_to_throw_stays_until_its_holder_passes() -> Non
     g = Game.from_json(g.to_json())
     assert g.throwers() == (2,)
     g.apply(Throw(2, c("9D")))
+    assert g.throwers() == (2,), "he keeps the turn until he says pass, fitting card or not"
+    g.apply(Pass(2))
+    assert g.throwers() == (0,)
+    g.apply(Pass(0))
+    assert g.throwers() == ()
+    g.apply(Cover(1, c("7D"), c("TD")))
+    # a 10 on the table: seat 0's pass moved the turn on to seat 2
+    assert g.throwers() == (2,)
+    g.apply(Throw(2, c("TS")))
+    g.apply(Cover(1, c("TS"), c("QS")))
+    assert g.throwers() == (2,), "a cover does not move the turn on"
+    g.apply(Pass(2))
+    assert g.throwers() == (0,), "seat 0's queen is on the table now"
+    assert Throw(0, c("QD")) in g.legal_actions(0)
+
+
+def test_s3_3_clockwise_with_fast_throw_ins_skips_a_turn_holder_with_nothing() -> None:
+    rules = Rules(throw_in_order="clockwise", fast_throw_ins=True)
+    g = position(
+        rules,
+        ["7C 9S QD KD AD 8H", "9C TD JD QS KS AS", "7D 9D TS JS 6C 8C"],
+        trump="H",
+    )
+    g.apply(Lead(0, (c("7C"),)))  # seat 0 has no other 7: his turn passes to seat 2
+    assert g.throwers() == (2,)
+    g.apply(Throw(2, c("7D")))
+    g.apply(Cover(1, c("7C"), c("9C")))
+    g.apply(Throw(2, c("9D")))
     assert g.throwers() == (0,), "nothing more to throw: his turn passes at once"
     g.apply(Pass(0))
     assert g.throwers() == ()
     g.apply(Cover(1, c("7D"), c("TD")))
     # a 10 on the table: seat 0 has none, so the turn comes round to seat 2 again
     assert g.throwers() == (2,)
-    g.apply(Throw(2, c("TS")))
-    g.apply(Cover(1, c("TS"), c("QS")))
-    assert g.throwers() == (0,), "seat 2 had nothing more; seat 0's queen is on the table now"
 
 
 def test_s3_4_a_pinned_first_bout_with_cards_set_aside_keeps_the_first_bout_limit() -> None:

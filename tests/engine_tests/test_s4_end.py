@@ -20,7 +20,7 @@ from engine.actions import (
     Timeout,
 )
 
-from .helpers import c, cards, position
+from .helpers import c, cards, pass_round, position
 
 
 def test_s4_players_go_out_in_order_and_the_last_holder_is_durak() -> None:
@@ -28,11 +28,13 @@ def test_s4_players_go_out_in_order_and_the_last_holder_is_durak() -> None:
     events = g.apply(Lead(0, (c("6S"),)))
     assert g.result is None
     events = g.apply(Cover(1, c("6S"), c("7S")))
+    assert g.to_act() == (2,), "seat 2 may still throw in, for all anyone knows"
+    events = g.apply(Pass(2))
     assert PlayerOut(0, 1) in events and g.out == [True, False, False]
     assert (g.attacker, g.defender) == (1, 2)
     g.apply(Lead(1, (c("8D"),)))
     events = g.apply(Take(2))
-    assert PlayerOut(1, 2) in events
+    assert PlayerOut(1, 2) in events, "the attacker has no card: nobody to wait for"
     assert g.result is not None
     assert g.result.durak == 2 and not g.result.draw
     assert g.result.finish_order == (0, 1) and g.result.losers == (2,)
@@ -48,6 +50,7 @@ def test_s4_nobody_is_out_while_the_stock_lasts() -> None:
     g = position(Rules(), ["6S", "7S 8D", "9C"], stock="AH")
     g.apply(Lead(0, (c("6S"),)))
     g.apply(Cover(1, c("6S"), c("7S")))
+    pass_round(g)
     assert g.out == [False, False, False] and g.hands[0] == cards("AH")
 
 
@@ -117,7 +120,7 @@ def test_s4_waiting_on_versus_may_act() -> None:
     g = position(Rules(), ["7S 8C", "8S 9C QD", "8D JC"], stock="6C AH")
     assert g.waiting_on() == (0,) and g.to_act() == (0,)
     g.apply(Lead(0, (c("7S"),)))
-    assert g.waiting_on() == (1,) and g.to_act() == (1,)
+    assert g.waiting_on() == (1,) and g.to_act() == (0, 1, 2), "nobody tells he has no 7"
     g.apply(Cover(1, c("7S"), c("8S")))
     assert g.waiting_on() == () and g.to_act() == (0, 2)
     assert g.throwers() == (0, 2)
@@ -143,6 +146,7 @@ def test_s4_timeout_auto_takes_for_the_defender() -> None:
     g.apply(Lead(0, (c("7S"),)))
     events = g.apply(Timeout(1))
     assert TimedOut(1, "auto") in events
+    events += pass_round(g)
     assert PickedUp(1, (c("7S"),)) in events and g.result is None
 
 

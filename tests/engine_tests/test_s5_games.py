@@ -222,8 +222,9 @@ def test_s5_teams_after_a_take_the_next_attacker_attacks_an_opponent() -> None:
     g = position(PAIRS, ["7S KC", "8S 9C QD", "7C JC", "7D 7H"], "6C AH")
     g.apply(Lead(0, (c("7S"),)))
     g.apply(Take(1))
-    assert g.to_act() == (2,)
+    assert g.to_act() == (0, 2), "the opponents of the defender, not his partner"
     g.apply(Pass(2))
+    g.apply(Pass(0))
     assert (g.attacker, g.defender) == (2, 3)
 
 

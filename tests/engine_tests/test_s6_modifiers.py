@@ -13,6 +13,7 @@ from engine.actions import (
     Cover,
     Drew,
     Lead,
+    Pass,
     PokerSwap,
     PokerSwapped,
     Take,
@@ -138,6 +139,7 @@ def test_albanian_the_turn_up_lies_on_top_and_is_drawn_first() -> None:
     assert g.turnup == c("AH") and g.trump == Suit.HEARTS
     g.apply(Lead(0, (c("7S"),)))
     g.apply(Cover(1, c("7S"), c("8S")))
+    g.apply(Pass(0))
     assert c("AH") in g.hands[0], "the attacker draws first and gets the turn-up"
     assert c("AH") in g.public_view().known[0]
     fresh = Game.new(rules, players=2, seed=4)
@@ -155,11 +157,12 @@ def test_changing_trump_changes_exactly_when_the_turn_up_is_drawn() -> None:
     g = position(CHANGING, ["7S KC TD QC AD 9D", "8S 9C JD QD KD AC"], stock="6C 9H 7C")
     assert g.turnup == c("9H") and g.hidden and g.trump == Suit.HEARTS
     g.apply(Lead(0, (c("7S"),)))
-    events = g.apply(Take(1))  # only the attacker draws: 6♣
+    g.apply(Take(1))
+    events = g.apply(Pass(0))  # only the attacker draws: 6♣
     assert not any(isinstance(e, TrumpChanged) for e in events)
     assert g.trump == Suit.HEARTS and g.stock == cards("9H 7C") and g.hidden
     g.apply(Lead(0, (c("9D"),)))
-    events = g.apply(Cover(1, c("9D"), c("JD")))
+    events = g.apply(Cover(1, c("9D"), c("JD"))) + g.apply(Pass(0))
     drew = events.index(Drew(0, 1))
     assert events[drew + 1] == TrumpChanged(c("7C")), "right as 9♥ is drawn"
     assert c("9H") in g.hands[0] and g.stock == cards("7C"), "7♣ is drawn last"
@@ -170,7 +173,7 @@ def test_changing_trump_changes_exactly_when_the_turn_up_is_drawn() -> None:
 def test_changing_trump_the_new_trump_beats_the_old_one() -> None:
     g = position(CHANGING, ["7S KC TD QC AD", "8S 9C JD QD KD"], stock="9H 7C")
     g.apply(Lead(0, (c("7S"),)))
-    events = g.apply(Cover(1, c("7S"), c("8S")))
+    events = g.apply(Cover(1, c("7S"), c("8S"))) + g.apply(Pass(0))
     assert TrumpChanged(c("7C")) in events and g.trump == Suit.CLUBS
     g.apply(Lead(1, (c("JD"),)))
     assert (c("JD"), c("KC")) in covers(g, 0), "clubs are trumps now"
