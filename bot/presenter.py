@@ -692,7 +692,7 @@ class Presenter:
         )
 
     async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        from engine.ai import make_player
+        from engine.ai import make_player, think_floor
 
         data = _ran(self._ai_jobs, context)
         if data is None:
@@ -711,7 +711,13 @@ class Presenter:
             level = live.row.seats[seat].ai or "normal"
             view = live.game.view(seat)
             player = make_player(level)
+            started = time.monotonic()
             action = await asyncio.to_thread(player.choose, view, live.rules, seed=version)
+            # every decision of a level takes as long: a forced pass (nothing to throw)
+            # must not come sooner than a considered one
+            rest = think_floor(level) - (time.monotonic() - started)
+            if rest > 0:
+                await asyncio.sleep(rest)
             try:
                 events = await self._rt.tables.act(live, seat, action, version)
             except Refused as exc:

@@ -98,14 +98,18 @@ def prompt_lines(
             transfers = sorted({a.card for a in acts if isinstance(a, Transfer | ShowTrump)})
             if transfers:
                 lines.append(tr(lang, "hand.prompt.can_transfer", cards=card_list(transfers)))
-        elif public.taking:
-            lines.append(
-                tr(lang, "hand.prompt.throw_taking", name=name_of(players, public.defender))
-            )
-        elif all(c is not None for _, c in public.table):
-            lines.append(tr(lang, "hand.prompt.throw_done"))
         else:
-            lines.append(tr(lang, "hand.prompt.throw"))
+            # a thrower with nothing that fits is offered Pass alone: only he knows why
+            empty = not any(isinstance(a, Throw) for a in acts)
+            if public.taking:
+                key = "nothing_taking" if empty else "throw_taking"
+                lines.append(tr(lang, f"hand.prompt.{key}", name=name_of(players, public.defender)))
+            elif all(c is not None for _, c in public.table):
+                lines.append(
+                    tr(lang, "hand.prompt.nothing_done" if empty else "hand.prompt.throw_done")
+                )
+            else:
+                lines.append(tr(lang, "hand.prompt.nothing" if empty else "hand.prompt.throw"))
         # The table's one clock runs for the waited-on seat, else for the throwers.
         mine = me in public.waiting_on or not public.waiting_on
         if seconds is not None and mine:

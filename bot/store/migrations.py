@@ -7,6 +7,7 @@ the old version intact. Never edit a released migration: append a new one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -22,6 +23,60 @@ async def _rate_history(conn: aiosqlite.Connection) -> None:
     await ratings.rebuild(conn)
 
 
+FAST_THROW_INS = (
+    "games begun before throw-ins were hidden keep the rule they were played under: fast throw-ins"
+)
+"""Migration 8's description, shared with its PostgreSQL twin.
+
+Until then a thrower holding nothing that fit was passed at once, for everyone to see;
+since, by default, he says pass himself or his window runs out. A game's log only replays
+under the rule it was played with, so every game already begun — each game's record and
+final state, and each running table with its state — says ``fast_throw_ins``, as it was
+played. Lobbies and the groups' saved settings take the new default."""
+
+
+def played_fast(text: str | None, *, nested: bool) -> str | None:
+    """``text`` — rules as JSON, or (``nested``) a saved game holding its rules — saying
+    ``fast_throw_ins`` where it says nothing of it; None where there is nothing to change
+    (no text, not rules, or the option already given). The JSON is written as the engine
+    writes it (compact, the new key last), so a saved game stays byte for byte what the
+    engine would save, which replays compare against."""
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    rules = data.get("rules") if nested and isinstance(data, dict) else data
+    if not isinstance(rules, dict) or "game" not in rules or "fast_throw_ins" in rules:
+        return None
+    rules["fast_throw_ins"] = True
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+async def _keep_fast_throw_ins(conn: aiosqlite.Connection) -> None:
+    """Migration 8's data: the games already begun keep fast throw-ins."""
+    games = await conn.execute_fetchall("SELECT table_id, game_no, rules, final_game FROM games")
+    await conn.executemany(
+        "UPDATE games SET rules = coalesce(?, rules), final_game = coalesce(?, final_game) "
+        "WHERE table_id = ? AND game_no = ?",
+        [
+            (played_fast(rules, nested=False), played_fast(final, nested=True), t, n)
+            for t, n, rules, final in games
+        ],
+    )
+    running = await conn.execute_fetchall(
+        "SELECT table_id, rules, game FROM tables WHERE status = 'playing'"
+    )
+    await conn.executemany(
+        "UPDATE tables SET rules = coalesce(?, rules), game = coalesce(?, game) WHERE table_id = ?",
+        [
+            (played_fast(rules, nested=False), played_fast(game, nested=True), t)
+            for t, rules, game in running
+        ],
+    )
+
+
 C = TypeVar("C")
 """The connection a migration's Python step is given (SQLite's, or PostgreSQL's)."""
 
@@ -29,7 +84,7 @@ C = TypeVar("C")
 @dataclass(frozen=True, slots=True)
 class Migration(Generic[C]):
     """One step of the schema: its statements, then ``step`` (data it computes in Python),
-    in the same transaction."""
+    in the same transaction. A step may change the data alone, with no statement."""
 
     version: int
     description: str
@@ -338,6 +393,7 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
             """,
         ),
     ),
+    Migration(8, FAST_THROW_INS, (), _keep_fast_throw_ins),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

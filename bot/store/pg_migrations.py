@@ -21,12 +21,43 @@ import asyncpg
 
 from bot.store import pg_ratings
 from bot.store.errors import SchemaTooNewError
-from bot.store.migrations import SEVERAL_PROCESSES, Migration
+from bot.store.migrations import FAST_THROW_INS, SEVERAL_PROCESSES, Migration, played_fast
 
 
 async def _rate_history(conn: asyncpg.Connection) -> None:
     """Rate every game finished before ratings existed, in the order they finished."""
     await pg_ratings.rebuild(conn)
+
+
+async def _keep_fast_throw_ins(conn: asyncpg.Connection) -> None:
+    """Migration 8's data, as SQLite's twin: the games already begun keep fast throw-ins."""
+    games = await conn.fetch("SELECT table_id, game_no, rules, final_game FROM games")
+    await conn.executemany(
+        "UPDATE games SET rules = coalesce($1, rules), final_game = coalesce($2, final_game) "
+        "WHERE table_id = $3 AND game_no = $4",
+        [
+            (
+                played_fast(g["rules"], nested=False),
+                played_fast(g["final_game"], nested=True),
+                g["table_id"],
+                g["game_no"],
+            )
+            for g in games
+        ],
+    )
+    running = await conn.fetch("SELECT table_id, rules, game FROM tables WHERE status = 'playing'")
+    await conn.executemany(
+        "UPDATE tables SET rules = coalesce($1, rules), game = coalesce($2, game) "
+        "WHERE table_id = $3",
+        [
+            (
+                played_fast(t["rules"], nested=False),
+                played_fast(t["game"], nested=True),
+                t["table_id"],
+            )
+            for t in running
+        ],
+    )
 
 
 PG_MIGRATIONS: tuple[Migration[asyncpg.Connection], ...] = (
@@ -324,6 +355,7 @@ PG_MIGRATIONS: tuple[Migration[asyncpg.Connection], ...] = (
             """,
         ),
     ),
+    Migration(8, FAST_THROW_INS, (), _keep_fast_throw_ins),
 )
 
 PG_LATEST_VERSION: int = PG_MIGRATIONS[-1].version

@@ -33,6 +33,7 @@ from .players import (
     Player,
     choose,
     make_player,
+    think_floor,
 )
 from .search import SearchConfig
 
@@ -47,4 +48,5 @@ __all__ = [
     "choose",
     "make_player",
     "play_game",
+    "think_floor",
 ]

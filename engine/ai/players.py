@@ -25,6 +25,7 @@ __all__ = [
     "Player",
     "choose",
     "make_player",
+    "think_floor",
 ]
 
 Level = Literal["easy", "normal", "hard"]
@@ -122,3 +123,13 @@ def choose(
 ) -> Action:
     """The action a ``level`` player picks for ``view``."""
     return make_player(level).choose(view, rules, seed=seed, budget=budget)
+
+
+def think_floor(level: str) -> float:
+    """Seconds a ``level`` player's decision should take at a table at the least: its
+    longest think, so that how soon it moves tells nothing of what it holds (a forced pass
+    comes no sooner than a searched throw-in). ``easy`` and ``normal`` decide in
+    microseconds: 0."""
+    if level == "hard":
+        return SearchConfig().budget or 0.0
+    return 0.0

@@ -77,11 +77,14 @@ async def test_leaving_and_running_out_of_time_count_as_lost(store: Store) -> No
 
     timed = Game.new(rules.model_copy(update={"on_timeout": "durak"}), players=2, seed=3)
     log = []
-    for _ in range(6):
+    while min(sum(1 for s, _ in log if s == seat) for seat in range(2)) < 3 or not (
+        timed.waiting_on()
+    ):
         seat = timed.to_act()[0]
         move = timed.legal_actions(seat)[0]
         timed.apply(move)
         log.append((seat, move.to_dict()["type"]))
+        assert timed.result is None
     waited = timed.waiting_on()[0]
     timed.apply(Timeout(waited))
     assert timed.result is not None and timed.result.timed_out == waited

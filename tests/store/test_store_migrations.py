@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +12,7 @@ import aiosqlite
 import pytest
 from store_helpers import ALICE, BORIS
 
+from bot.replay import load_replay, recent_moves
 from bot.store import (
     LATEST_VERSION,
     MIGRATIONS,
@@ -22,6 +25,8 @@ from bot.store import (
 )
 from bot.store.migrations import migrate, schema_version
 from bot.store.models import seats_to_json
+from engine import Game, IllegalAction, Rules, action_from_dict
+from engine.actions import Action
 
 SEATS = seats_to_json([ALICE, BORIS])
 
@@ -78,7 +83,8 @@ def seed_v5(db: sqlite3.Connection) -> None:
     """A database as version 5 left it: version 4's data and two kept updates, one done."""
     seed_v4(db)
     db.execute(
-        "INSERT INTO inbox VALUES (600, '{\"update_id\": 600}', 33.0, 34.0), "
+        "INSERT INTO inbox (update_id, body, received_at, done_at) "
+        "VALUES (600, '{\"update_id\": 600}', 33.0, 34.0), "
         "(601, '{\"update_id\": 601}', 33.5, NULL)"
     )
 
@@ -89,6 +95,68 @@ def seed_v6(db: sqlite3.Connection) -> None:
     seed_v5(db)
 
 
+def old_json(text: str) -> str:
+    """Rules, or a saved game, as the engine wrote them before ``fast_throw_ins`` existed."""
+    data = json.loads(text)
+    rules = data.get("rules", data)
+    assert rules.pop("fast_throw_ins") is True
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def old_game(seed: int, moves: int | None) -> tuple[str, Game, list[str]]:
+    """A 2-player game played by random legal moves under the old throw-in rule (a thrower
+    with nothing that fits passed at once): its rules as saved then, the game after
+    ``moves`` moves (None: to its end) and its logged actions."""
+    rules = Rules(fast_throw_ins=True)
+    game = Game.new(rules, players=2, seed=seed)
+    rng = random.Random(seed)
+    log: list[str] = []
+    while game.result is None and (moves is None or len(log) < moves):
+        seat = rng.choice(game.to_act())
+        action = rng.choice(game.legal_actions(seat))
+        game.apply(action)
+        log.append(json.dumps(action.to_dict()))
+    return old_json(rules.model_dump_json()), game, log
+
+
+OLD_FINISHED, OLD_RUNNING = 31, 32
+"""The seeds of version 7's sample games: one finished, one running."""
+
+
+def seed_v7(db: sqlite3.Connection) -> None:
+    """A database as version 7 left it: version 6's data, and in another group real games
+    saved before throw-ins were hidden — a finished one, a running one and a lobby."""
+    seed_v6(db)
+    rows: list[str] = []
+    for table_id, seed, moves in ((3, OLD_FINISHED, None), (4, OLD_RUNNING, 9)):
+        rules, game, log = old_game(seed, moves)
+        state = old_json(game.to_json())
+        done = game.result is not None
+        status = "finished" if done else "playing"
+        outcome = f"'{Outcome.from_result(game.result).to_json()}'" if game.result else "NULL"
+        finished, final = ("50.0", f"'{state}'") if done else ("NULL", "NULL")
+        rows.append(
+            "INSERT INTO tables (table_id, chat_id, status, creator_id, seats, rules, game_no, "
+            "seed, game, version, moves, created_at, updated_at) VALUES "
+            f"({table_id}, -200, '{status}', 1, '{SEATS}', '{rules}', 1, {seed}, '{state}', "
+            f"{len(log) + 1}, {len(log)}, 1.0, 50.0)"
+        )
+        rows.append(
+            f"INSERT INTO games VALUES ({table_id}, 1, -200, {seed}, '{rules}', '{SEATS}', 1.0, "
+            f"{finished}, {outcome}, {final})"
+        )
+        rows += [
+            f"INSERT INTO actions VALUES ({table_id}, 1, {i}, NULL, '{a}', 2.0)"
+            for i, a in enumerate(log, 1)
+        ]
+    lobby_rules, _, _ = old_game(0, 0)
+    rows.append(
+        "INSERT INTO tables (table_id, chat_id, status, creator_id, seats, rules, "
+        f"created_at, updated_at) VALUES (5, -300, 'lobby', 1, '[]', '{lobby_rules}', 1.0, 1.0)"
+    )
+    db.executescript(";\n".join(rows) + ";")
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
@@ -97,6 +165,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     4: seed_v4,
     5: seed_v5,
     6: seed_v6,
+    7: seed_v7,
 }
 
 
@@ -131,7 +200,7 @@ def schema_of(path: Path) -> dict[str, object]:
 def test_migrations_are_numbered_without_gaps() -> None:
     assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
     assert LATEST_VERSION >= 2
-    assert all(m.description and m.statements for m in MIGRATIONS)
+    assert all(m.description and (m.statements or m.step) for m in MIGRATIONS)
 
 
 def test_every_earlier_version_has_sample_data() -> None:
@@ -185,6 +254,29 @@ async def check_upgraded(store: Store, version: int) -> None:
         assert await store.pending_updates() == pending
         assert await store.pending_updates([0]) == pending
         assert await store.pending_updates([1, 2]) == []
+    if version >= 7:
+        await check_v7_data(store)
+
+
+async def check_v7_data(store: Store) -> None:
+    """Version 7's old games upgraded: each keeps the throw-in rule it was played under,
+    so the finished one replays and the running one goes on; the lobby takes the new
+    default."""
+    _, _, log = old_game(OLD_FINISHED, None)
+    hidden = Game.new(Rules(), players=2, seed=OLD_FINISHED)
+    with pytest.raises(IllegalAction):  # the log does not replay under today's default
+        for line in log:
+            hidden.apply(action_from_json(line))
+    replay = await load_replay(store, 3, 1)
+    assert replay.rules.fast_throw_ins and replay.total == len(log)
+    running = await store.get_table(4)
+    assert running is not None and running.status is TableStatus.PLAYING
+    assert running.game is not None and Rules.model_validate_json(running.rules).fast_throw_ins
+    game = Game.from_json(running.game)
+    assert game.rules.fast_throw_ins and game.moves == 9
+    assert len(await recent_moves(store, running, 20)) >= 9, "its log leads to its state"
+    lobby = await store.get_table(5)
+    assert lobby is not None and not Rules.model_validate_json(lobby.rules).fast_throw_ins
 
 
 async def check_v1_data(store: Store) -> None:
@@ -196,7 +288,7 @@ async def check_v1_data(store: Store) -> None:
     finished = await store.get_table(1)
     assert finished is not None and finished.status is TableStatus.FINISHED
     assert finished.hand_message_ids == (71, 72)
-    running = await store.running_tables()
+    running = [t for t in await store.running_tables() if t.chat_id == -100]
     assert [(t.table_id, t.game, t.version, t.deadline) for t in running] == [(2, "mid", 2, 99.0)]
     assert [a.action for a in await store.game_log(1, 1)] == ["a1", "a2"]
     # Version 2 added last_played and filled it in from the finished games.
@@ -282,3 +374,7 @@ async def test_migrate_refuses_an_unknown_target(tmp_path: Path) -> None:
         assert await schema_version(conn) == 0
         assert await migrate(conn, str(path), target=1) == 1
         assert await migrate(conn, str(path)) == LATEST_VERSION
+
+
+def action_from_json(line: str) -> Action:
+    return action_from_dict(json.loads(line))
