@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Final
+from typing import Final, Literal
 
 import regex  # type: ignore[import-untyped]
 
@@ -214,29 +214,53 @@ def seconds_until(deadline: datetime | float | None, now: datetime | float) -> f
 # ---------------------------------------------------------------- keyboards
 
 
+ButtonStyle = Literal["danger", "success", "primary"]
+"""A button's colour (Bot API 9.4): red, green, blue."""
+
+
 @dataclass(frozen=True, slots=True)
 class Button:
     """One inline button: a label and one of callback data, a URL to open, or the URL of
     a Mini App to open in place (``web_app``: Telegram allows those in private chats
-    only)."""
+    only) — or none of them when ``disabled``: shown, greyed, doing nothing (Bot API 10.3,
+    ``InlineKeyboardButton.disabled``). ``style`` colours it (Bot API 9.4: ``danger`` red,
+    ``success`` green, ``primary`` blue); a client that knows neither field shows a plain
+    button, and a disabled one still does nothing there, having nothing to send."""
 
     text: str
     data: str | None = None
     url: str | None = None
     web_app: str | None = None
+    disabled: bool = False
+    style: ButtonStyle | None = None
 
     def __post_init__(self) -> None:
-        if sum(x is not None for x in (self.data, self.url, self.web_app)) != 1:
-            raise ValueError("a button has exactly one of data, url and web_app")
+        actions = sum(x is not None for x in (self.data, self.url, self.web_app))
+        if actions != (0 if self.disabled else 1):
+            raise ValueError(
+                "a button has exactly one of data, url and web_app, or none when disabled"
+            )
         if not self.text or len(self.text) > MAX_BUTTON_TEXT:
             raise ValueError(f"button text must be 1-{MAX_BUTTON_TEXT} characters")
         if self.data is not None and len(self.data.encode("utf-8")) > MAX_BYTES:
             raise ValueError(f"callback_data over {MAX_BYTES} bytes: {self.data!r}")
 
     @classmethod
-    def cb(cls, text: str, codec: CallbackCodec, callback: Callback) -> Button:
+    def cb(
+        cls,
+        text: str,
+        codec: CallbackCodec,
+        callback: Callback,
+        *,
+        style: ButtonStyle | None = None,
+    ) -> Button:
         """A callback button (the label is cut to fit)."""
-        return cls(_label(text), data=codec.encode(callback))
+        return cls(_label(text), data=codec.encode(callback), style=style)
+
+    @classmethod
+    def off(cls, text: str) -> Button:
+        """A disabled button: shown, greyed, doing nothing."""
+        return cls(_label(text), disabled=True)
 
     @classmethod
     def link(cls, text: str, url: str) -> Button:

@@ -239,9 +239,12 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     for group in suit_groups(view):  # suit by suit, in rows of CARDS_PER_ROW
         for c in group:
             label = card_text(c)
-            if playable and c not in playable:
-                label = INERT.format(card=label)  # visibly inert: it cannot go now
-            taps.append(Button.cb(label, codec, cb.Tap(t, v, c)))
+            if c in playable:
+                taps.append(Button.cb(label, codec, cb.Tap(t, v, c)))
+                continue
+            if playable:
+                label = INERT.format(card=label)  # visibly inert beside the playable ones
+            taps.append(Button.off(label))  # it cannot go now: greyed, doing nothing
     rows = chunk(taps, CARDS_PER_ROW)
     moves: list[Button] = []
     extra: list[Button] = []
@@ -249,9 +252,10 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     swap = False
     for action in view.actions:
         if isinstance(action, Take):
-            moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v)))
+            moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v), style="danger"))
         elif isinstance(action, Pass):
-            moves.append(Button.cb(_pass_label(view, lang), codec, cb.Pass(t, v)))
+            label = _pass_label(view, lang)
+            moves.append(Button.cb(label, codec, cb.Pass(t, v), style="success"))
         elif isinstance(action, Transfer | ShowTrump):
             transfers.add((action.card, isinstance(action, ShowTrump)))
         elif isinstance(action, SwapTrump):
@@ -272,20 +276,15 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
                     tr(lang, "hand.btn.show_trump", card=card_text(card)),
                     codec,
                     cb.ShowTrump(t, v, card),
+                    style="primary",
                 )
             )
         else:
-            extra.append(
-                Button.cb(
-                    tr(lang, "hand.btn.transfer", card=card_text(card)), codec, cb.Tap(t, v, card)
-                )
-                if _needs_suit(view, card)
-                else Button.cb(
-                    tr(lang, "hand.btn.transfer", card=card_text(card)),
-                    codec,
-                    cb.Transfer(t, v, card),
-                )
+            label = tr(lang, "hand.btn.transfer", card=card_text(card))
+            transfer: cb.Callback = (
+                cb.Tap(t, v, card) if _needs_suit(view, card) else cb.Transfer(t, v, card)
             )
+            extra.append(Button.cb(label, codec, transfer, style="primary"))
     if any(isinstance(a, Lead) and len(a.cards) > 1 for a in view.actions):
         extra.append(Button.cb(tr(lang, "hand.btn.lead_several"), codec, cb.Select(t, v, "lead")))
     if swap:

@@ -10,12 +10,27 @@ __all__ = ["reply_markup", "to_button", "to_markup"]
 
 
 def to_button(button: Button) -> InlineKeyboardButton:
-    """One button as PTB's ``InlineKeyboardButton``."""
+    """One button as PTB's ``InlineKeyboardButton`` (PTB 22.8 speaks Bot API 10.0: the
+    style and the disabled state, 9.4 and 10.3, go as extra fields)."""
+    extra = _extra(button)
     if button.url is not None:
-        return InlineKeyboardButton(button.text, url=button.url)
+        return InlineKeyboardButton(button.text, url=button.url, api_kwargs=extra)
     if button.web_app is not None:
-        return InlineKeyboardButton(button.text, web_app=WebAppInfo(button.web_app))
-    return InlineKeyboardButton(button.text, callback_data=button.data)
+        return InlineKeyboardButton(
+            button.text, web_app=WebAppInfo(button.web_app), api_kwargs=extra
+        )
+    return InlineKeyboardButton(button.text, callback_data=button.data, api_kwargs=extra)
+
+
+def _extra(button: Button) -> dict[str, object]:
+    """The fields PTB does not know: ``style`` (Bot API 9.4) and ``disabled`` (Bot API
+    10.3: a ``DisabledButton`` object, empty, as the button's one kind)."""
+    extra: dict[str, object] = {}
+    if button.style is not None:
+        extra["style"] = button.style
+    if button.disabled:
+        extra["disabled"] = {}
+    return extra
 
 
 def to_markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -26,11 +41,16 @@ def to_markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
 
 
 def _json(button: Button) -> dict[str, object]:
+    found: dict[str, object]
     if button.url is not None:
-        return {"text": button.text, "url": button.url}
-    if button.web_app is not None:
-        return {"text": button.text, "web_app": {"url": button.web_app}}
-    return {"text": button.text, "callback_data": button.data or ""}
+        found = {"text": button.text, "url": button.url}
+    elif button.web_app is not None:
+        found = {"text": button.text, "web_app": {"url": button.web_app}}
+    elif button.disabled:
+        found = {"text": button.text}
+    else:
+        found = {"text": button.text, "callback_data": button.data or ""}
+    return found | _extra(button) if button.style is not None or button.disabled else found
 
 
 def reply_markup(keyboard: Keyboard) -> dict[str, list[list[dict[str, object]]]]:
