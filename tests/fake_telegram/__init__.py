@@ -11,16 +11,30 @@ Entry points: ``FakeTelegramServer`` (``server.py``; simulation methods come fro
 ``running`` (``ptb.py``).
 """
 
+from .api import MAX_EPHEMERAL_EDIT_LENGTH
 from .errors import (
+    CANT_REPLACE_EPHEMERAL,
+    EPHEMERAL_IN_CHANNEL,
+    EPHEMERAL_NOT_ALLOWED,
+    EPHEMERAL_TEXT_TOO_LONG,
     MESSAGE_CANT_BE_DELETED,
     MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
     MESSAGE_ID_INVALID,
+    RECEIVER_IS_BOT,
+    RECEIVER_NOT_MEMBER,
+    REPLACE_NEEDS_QUERY,
     ApiError,
 )
 from .faults import Faults, Hold
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
 from .inspection import GENERAL_TOPIC
-from .keyboards import MAX_CALLBACK_DATA_BYTES, Button, inline_buttons, select_button
+from .keyboards import (
+    BUTTON_STYLES,
+    MAX_CALLBACK_DATA_BYTES,
+    Button,
+    inline_buttons,
+    select_button,
+)
 from .limits import Limits, RateLimiter
 from .models import (
     ADMINISTRATOR,
@@ -60,20 +74,29 @@ def find_button(
 
 __all__ = [
     "ADMINISTRATOR",
+    "BUTTON_STYLES",
+    "CANT_REPLACE_EPHEMERAL",
     "CHANNEL",
     "CREATOR",
     "DEFAULT_TOKEN",
+    "EPHEMERAL_IN_CHANNEL",
+    "EPHEMERAL_NOT_ALLOWED",
+    "EPHEMERAL_TEXT_TOO_LONG",
     "GENERAL_TOPIC",
     "GROUP",
     "KICKED",
     "LEFT",
     "MAX_CALLBACK_DATA_BYTES",
+    "MAX_EPHEMERAL_EDIT_LENGTH",
     "MAX_TEXT_LENGTH",
     "MEMBER",
     "MESSAGE_CANT_BE_DELETED",
     "MESSAGE_CANT_BE_DELETED_FOR_EVERYONE",
     "MESSAGE_ID_INVALID",
     "PRIVATE",
+    "RECEIVER_IS_BOT",
+    "RECEIVER_NOT_MEMBER",
+    "REPLACE_NEEDS_QUERY",
     "SECRET_HEADER",
     "SUPERGROUP",
     "ApiCall",

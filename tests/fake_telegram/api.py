@@ -10,7 +10,11 @@ from typing import Any, NoReturn
 from .errors import (
     BLOCKED_BY_USER,
     CANT_INITIATE,
+    CANT_REPLACE_EPHEMERAL,
     CHAT_NOT_FOUND,
+    EPHEMERAL_IN_CHANNEL,
+    EPHEMERAL_NOT_ALLOWED,
+    EPHEMERAL_TEXT_TOO_LONG,
     GET_UPDATES_CONFLICT,
     MESSAGE_CANT_BE_DELETED,
     MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
@@ -22,9 +26,13 @@ from .errors import (
     MESSAGE_TO_EDIT_NOT_FOUND,
     MESSAGE_TOO_LONG,
     QUERY_TOO_OLD,
+    RECEIVER_IS_BOT,
+    RECEIVER_NOT_MEMBER,
+    REPLACE_NEEDS_QUERY,
     SET_WEBHOOK_CONFLICT,
     THREAD_NOT_FOUND,
     TOPIC_CLOSED,
+    USER_NOT_FOUND,
     WEBHOOK_CONFLICT,
     ApiError,
     bad_request,
@@ -51,6 +59,7 @@ from .models import (
     CallbackAnswer,
     FakeChat,
     FakeMessage,
+    FakeUser,
     MessageRevision,
     member_to_api,
 )
@@ -65,6 +74,14 @@ MAX_CALLBACK_ANSWER_LENGTH = 200
 #: refuses the tag as any unknown one: "can't parse entities: Unsupported start tag
 #: "tg-time" at byte offset N" (tdlib's wording, as in kozalosev/DickGrowerBot#92).
 LIVE_CLOCKS_SINCE = (9, 5)
+
+#: Bot API versions that brought ephemeral messages (10.2: receiver_user_id and
+#: callback_query_id parameters, BotCommand.is_ephemeral) and their
+#: ephemeral_message_parameters object (10.3), core.telegram.org/bots/api-changelog.
+EPHEMERAL_SINCE = (10, 2)
+EPHEMERAL_PARAMETERS_SINCE = (10, 3)
+#: editEphemeralMessageText's real limit (tdlib/telegram-bot-api#881; see errors.py).
+MAX_EPHEMERAL_EDIT_LENGTH = 1024
 
 #: A photo's caption: "0-1024 characters after entities parsing" (Bot API, sendPhoto).
 MAX_CAPTION_LENGTH = 1024
@@ -142,6 +159,12 @@ def _as_int(value: Any) -> int | None:
         return None
 
 
+def _truthy(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() in ("true", "1")
+    return bool(value)
+
+
 def _norm_markup(markup: dict[str, Any] | None) -> dict[str, Any] | None:
     if not markup:
         return None
@@ -190,6 +213,9 @@ class BotApi:
             "sendPhoto",
             "editMessageText",
             "editMessageReplyMarkup",
+            "editEphemeralMessageText",
+            "editEphemeralMessageReplyMarkup",
+            "deleteEphemeralMessage",
             "deleteMessage",
             "deleteMessages",
             "answerCallbackQuery",
@@ -267,6 +293,11 @@ class BotApi:
     def _flood_consume(self, method: str, chat: FakeChat) -> None:
         self.limiter.consume(method, chat.id, chat.type)
 
+    def _markup(self, p: Params, chat: FakeChat) -> dict[str, Any] | None:
+        return validate_reply_markup(
+            p.get("reply_markup"), private=chat.type == PRIVATE, api_version=self.world.api_version
+        )
+
     def _thread(self, chat: FakeChat, p: Params) -> int | None:
         thread_id = p.integer("message_thread_id")
         if thread_id is None:
@@ -291,7 +322,9 @@ class BotApi:
             return
         raise bad_request(TOPIC_CLOSED)
 
-    def _text(self, p: Params) -> tuple[str, str | None, ParsedText]:
+    def _text(
+        self, p: Params, *, limit: int = MAX_TEXT_LENGTH, too_long: str = MESSAGE_TOO_LONG
+    ) -> tuple[str, str | None, ParsedText]:
         text = p.get("text")
         if text is None or str(text).strip() == "":
             raise bad_request(MESSAGE_TEXT_EMPTY)
@@ -317,8 +350,8 @@ class BotApi:
         # the Bot API server runs, counts a bot's text in code points (utf8_length against
         # message_text_length_max in td/telegram/MessageContent.cpp) and answers "Message
         # is too long"; the Bot API gives it as 400 "Bad Request: message is too long".
-        if parsed.length > MAX_TEXT_LENGTH:
-            raise bad_request(MESSAGE_TOO_LONG)
+        if parsed.length > limit:
+            raise bad_request(too_long)
         return text, parse_mode, parsed
 
     def _message(self, chat: FakeChat, p: Params, missing: str) -> FakeMessage:
@@ -540,7 +573,18 @@ class BotApi:
                 raise bad_request("BOT_COMMAND_INVALID")
             if not 1 <= len(description) <= 256:
                 raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
-            cleaned.append({"command": name, "description": description})
+            entry: dict[str, Any] = {"command": name, "description": description}
+            # BotCommand.is_ephemeral (Bot API 10.2): "True, if the command sends an
+            # ephemeral message, which can be seen only by the sender of the message and
+            # the bot" (pengrad/java-telegram-bot-api#439 quoting core.telegram.org).
+            # A server older than 10.2 ignores the field as any unknown one.
+            ephemeral = command.get("is_ephemeral")
+            if ephemeral is not None and self.world.knows(EPHEMERAL_SINCE):
+                if not isinstance(ephemeral, bool):
+                    raise bad_request("can't parse BotCommand JSON object")  # assumed wording
+                if ephemeral:
+                    entry["is_ephemeral"] = True
+            cleaned.append(entry)
         key = self._scope_key(p)
         if cleaned:
             self.world.commands[key] = cleaned
@@ -596,10 +640,13 @@ class BotApi:
 
     async def _send_message(self, p: Params) -> Any:
         chat = self._chat(p, write=True)
+        request = self._ephemeral_request(p)
+        if request is not None:
+            return self._send_ephemeral(p, chat, request)
         self._flood_check("sendMessage", chat)
         thread_id = self._thread(chat, p)
         text, parse_mode, parsed = self._text(p)
-        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        markup = self._markup(p, chat)
         reply_to, thread_id = self._reply_to(chat, p, thread_id)
         self._check_open(chat, thread_id)
         message = self.world.add_message(
@@ -625,6 +672,15 @@ class BotApi:
         reply = p.get("reply_parameters")
         if not isinstance(reply, dict) and p.integer("reply_to_message_id") is not None:
             reply = {"message_id": p.integer("reply_to_message_id")}
+        if (
+            isinstance(reply, dict)
+            and reply.get("message_id") is None
+            and reply.get("ephemeral_message_id") is not None
+            and self.world.knows(EPHEMERAL_SINCE)
+        ):
+            # Only an ephemeral message may answer an ephemeral one (ReplyParameters.
+            # ephemeral_message_id names one of the receiver's). ASSUMED wording.
+            raise bad_request("message to be replied not found")
         if isinstance(reply, dict) and reply.get("message_id") is not None:
             target = chat.messages.get(_as_int(reply["message_id"]) or 0)
             if target is None or target.deleted:
@@ -642,6 +698,184 @@ class BotApi:
                 if thread_id is None and chat.is_forum:
                     thread_id = target.thread_id
         return reply_to, thread_id
+
+    # ---- ephemeral messages (Bot API 10.2/10.3) ----------------------------------
+    #
+    # core.telegram.org/bots/api#ephemeral-messages-and-commands: a bot shows a message
+    # in a group or supergroup that one member alone sees ("Other members of the group
+    # or supergroup chat will not see the message"). "Any bot can send an ephemeral
+    # message to a user within 15 seconds of the incoming eligible action", given "The
+    # callback_query_id from a received callback query, or The
+    # reply_parameters.ephemeral_message_id from an incoming ephemeral message"; "If the
+    # bot is a chat administrator, it can send an ephemeral message to any non-bot member
+    # of the chat at any time". "It is not guaranteed that the ephemeral message will be
+    # received, especially if the user is offline". The answer has message_id 0 and an
+    # ephemeral_message_id (tdesktop#31196); edits and deletion go through the
+    # editEphemeralMessage... and deleteEphemeralMessage methods only: deleteMessage with
+    # 0 or with the ephemeral id answers "message to delete not found" (tdesktop#31196).
+
+    def _ephemeral_request(self, p: Params) -> dict[str, Any] | None:
+        """The ephemeral parameters of a send, or None for an ordinary message: Bot API
+        10.3's ``ephemeral_message_parameters`` object, or 10.2's ``receiver_user_id`` and
+        ``callback_query_id`` parameters (10.3 "replaced" them, DOFER998/
+        telegram-bot-api-schema's 10.3 release notes; libraries keep sending them, e.g.
+        harukasen/harukagram v2.3, so Telegram is taken to accept both). A server older
+        than the version that brought a form ignores it, as any unknown parameter."""
+        raw = p.get("ephemeral_message_parameters")
+        if raw is not None and raw != "" and self.world.knows(EPHEMERAL_PARAMETERS_SINCE):
+            if not isinstance(raw, dict):
+                raise bad_request("object expected as ephemeral message parameters")
+            if raw.get("receiver_user_id") is None:
+                # ASSUMED wording, after "can't parse MessageEntity: Can't find field ..."
+                raise bad_request(
+                    "can't parse ephemeral message parameters: "
+                    'Can\'t find field "receiver_user_id"'
+                )
+            return raw
+        if p.get("receiver_user_id") not in (None, "") and self.world.knows(EPHEMERAL_SINCE):
+            return {
+                "receiver_user_id": p.get("receiver_user_id"),
+                "callback_query_id": p.get("callback_query_id"),
+            }
+        return None
+
+    def _receiver(self, chat: FakeChat, raw: Any) -> FakeUser:
+        """The user an ephemeral message goes to: a non-bot member of ``chat``."""
+        user_id = _as_int(raw)
+        if user_id is None or isinstance(raw, bool):
+            raise bad_request("invalid receiver_user_id specified")
+        user = self.world.users.get(user_id)
+        if user is None:
+            raise bad_request(USER_NOT_FOUND)
+        if user.is_bot:
+            raise bad_request(RECEIVER_IS_BOT)
+        if chat.status_of(user.id) not in PRESENT_STATUSES:
+            raise bad_request(RECEIVER_NOT_MEMBER)
+        return user
+
+    def _ephemeral_flood(self, method: str, chat: FakeChat, receiver_id: int) -> None:
+        retry_after = self.limiter.check(method, chat.id, chat.type, receiver=receiver_id)
+        if retry_after is not None:
+            raise too_many_requests(retry_after)
+
+    def _send_ephemeral(self, p: Params, chat: FakeChat, request: dict[str, Any]) -> Any:
+        if chat.type == CHANNEL:
+            raise bad_request(EPHEMERAL_IN_CHANNEL)
+        if chat.type == PRIVATE:
+            # "for group and supergroup chats only"; a private chat answers BOT_NOT_ADMIN
+            raise bad_request(EPHEMERAL_NOT_ALLOWED)
+        receiver = self._receiver(chat, request.get("receiver_user_id"))
+        self._ephemeral_flood("sendMessage", chat, receiver.id)
+        thread_id = self._thread(chat, p)
+        # sendMessage's 1-4096 characters: the 1024 of tdlib/telegram-bot-api#881 was
+        # reported for editEphemeralMessageText only
+        text, parse_mode, parsed = self._text(p)
+        markup = self._markup(p, chat)
+        now = self.world.clock()
+        window = self.world.ephemeral_window
+        fresh = False
+        press = None
+        query_id = request.get("callback_query_id")
+        if query_id not in (None, ""):
+            # A callback query by the receiver in this chat (from a group message or from
+            # one of his ephemeral messages). Unknown, or another user's or chat's: the
+            # wording of answerCallbackQuery's refusal (ASSUMED for this method).
+            press = self.world.queries.get(str(query_id))
+            if press is None or press.message.chat is not chat or press.user is not receiver:
+                raise bad_request(QUERY_TOO_OLD)
+            fresh = now - press.created < window
+        reply = p.get("reply_parameters")
+        reply_eid = reply.get("ephemeral_message_id") if isinstance(reply, dict) else None
+        if reply_eid is not None:
+            # An ephemeral message of the receiver's in this chat: his command opens the
+            # window; a reply to one of the bot's own ephemeral messages opens none.
+            target = self.world.find_ephemeral(chat, receiver.id, _as_int(reply_eid) or 0)
+            if target is None:
+                raise bad_request("message to be replied not found")
+            fresh = fresh or (not target.from_bot and now - target.sent_at < window)
+        replaces: int | None = None
+        if _truthy(request.get("replace_callback_query_message")):
+            # "Pass True if the ephemeral message must be shown in place of the original
+            # message. Must be False for callback queries from ephemeral messages"
+            if press is None:
+                raise bad_request(REPLACE_NEEDS_QUERY)
+            if press.message.is_ephemeral:
+                raise bad_request(CANT_REPLACE_EPHEMERAL)
+            replaces = press.message.message_id
+        # Outside the window only an administrator may send (ASSUMED: a known but stale
+        # identifier is no error for an administrator, who needs none).
+        if not fresh and not chat.bot_is_admin:
+            raise bad_request(EPHEMERAL_NOT_ALLOWED)
+        message = self.world.add_ephemeral(
+            chat,
+            self.world.bot,
+            receiver,
+            text=text,
+            parse_mode=parse_mode,
+            plain_text=parsed.text,
+            entities=parsed.entities,
+            reply_markup=markup,
+            thread_id=thread_id,
+            delivered=receiver.online,
+        )
+        message.replaces = replaces
+        self.limiter.consume("sendMessage", chat.id, chat.type, receiver=receiver.id)
+        return message.to_api()
+
+    def _ephemeral_target(self, p: Params, method: str, missing: str) -> FakeMessage:
+        """The bot's ephemeral message an edit or deletion names (chat_id,
+        receiver_user_id, ephemeral_message_id), as the server knows it: a message
+        deleted, expired on the server, or of another receiver is ``missing``."""
+        chat = self._chat(p, write=True)
+        receiver_id = p.integer("receiver_user_id")
+        if receiver_id is None:
+            raise bad_request("invalid receiver_user_id specified")
+        eid = p.integer("ephemeral_message_id")
+        if eid is None:
+            raise bad_request("ephemeral message identifier is not specified")  # assumed
+        self._ephemeral_flood(method, chat, receiver_id)
+        message = self.world.find_ephemeral(chat, receiver_id, eid)
+        if message is None:
+            raise bad_request(missing)
+        return message
+
+    def _ephemeral_consume(self, method: str, message: FakeMessage) -> None:
+        receiver = message.receiver.id if message.receiver is not None else 0
+        self.limiter.consume(method, message.chat.id, message.chat.type, receiver=receiver)
+
+    async def _edit_ephemeral_message_text(self, p: Params) -> Any:
+        message = self._ephemeral_target(p, "editEphemeralMessageText", MESSAGE_TO_EDIT_NOT_FOUND)
+        if not message.from_bot:
+            raise bad_request(MESSAGE_CANT_BE_EDITED)  # a user's ephemeral command
+        # The real server takes at most 1024 characters here and answers as for a caption,
+        # although the Bot API says 1-4096 (tdlib/telegram-bot-api#881, August 2026).
+        text, parse_mode, parsed = self._text(
+            p, limit=MAX_EPHEMERAL_EDIT_LENGTH, too_long=EPHEMERAL_TEXT_TOO_LONG
+        )
+        markup = self._markup(p, message.chat)  # none given: the keyboard goes, as in edits
+        self._apply_edit(message, text=text, parse_mode=parse_mode, parsed=parsed, markup=markup)
+        self._ephemeral_consume("editEphemeralMessageText", message)
+        return True
+
+    async def _edit_ephemeral_message_reply_markup(self, p: Params) -> Any:
+        message = self._ephemeral_target(
+            p, "editEphemeralMessageReplyMarkup", MESSAGE_TO_EDIT_NOT_FOUND
+        )
+        if not message.from_bot:
+            raise bad_request(MESSAGE_CANT_BE_EDITED)
+        markup = self._markup(p, message.chat)
+        self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
+        self._ephemeral_consume("editEphemeralMessageReplyMarkup", message)
+        return True
+
+    async def _delete_ephemeral_message(self, p: Params) -> Any:
+        message = self._ephemeral_target(p, "deleteEphemeralMessage", MESSAGE_TO_DELETE_NOT_FOUND)
+        if not message.from_bot:
+            raise bad_request(MESSAGE_CANT_BE_DELETED)  # a user's ephemeral command
+        message.deleted = True
+        self.world.forget_ephemeral(message)
+        self._ephemeral_consume("deleteEphemeralMessage", message)
+        return True
 
     def _caption(self, p: Params) -> tuple[str | None, str | None, ParsedText | None]:
         caption = p.get("caption")
@@ -687,7 +921,7 @@ class BotApi:
         thread_id = self._thread(chat, p)
         data, file_id = self._photo(p)
         caption, parse_mode, parsed = self._caption(p)
-        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        markup = self._markup(p, chat)
         reply_to, thread_id = self._reply_to(chat, p, thread_id)
         self._check_open(chat, thread_id)
         message = self.world.add_message(
@@ -712,14 +946,14 @@ class BotApi:
         if message.text is None or message.photo is not None:
             raise bad_request("there is no text in the message to edit")
         text, parse_mode, parsed = self._text(p)
-        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        markup = self._markup(p, chat)
         self._apply_edit(message, text=text, parse_mode=parse_mode, parsed=parsed, markup=markup)
         self._flood_consume("editMessageText", chat)
         return message.to_api()
 
     async def _edit_message_reply_markup(self, p: Params) -> Any:
         chat, message = self._edit_target(p, "editMessageReplyMarkup")
-        markup = validate_reply_markup(p.get("reply_markup"), private=chat.type == PRIVATE)
+        markup = self._markup(p, chat)
         self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
         self._flood_consume("editMessageReplyMarkup", chat)
         return message.to_api()

@@ -38,6 +38,36 @@ WEBHOOK_CONFLICT = (
     "can't use getUpdates method while webhook is active; use deleteWebhook to delete "
     "the webhook first"
 )
+# ---- ephemeral messages (Bot API 10.2/10.3; see README "Ephemeral messages") -----------
+#: An ephemeral send the bot is not entitled to: no eligible action (a callback query or
+#: an incoming ephemeral message of the receiver's in the last 15 seconds) and not a chat
+#: administrator; also any ephemeral send to a private chat. Researched: "private chat +
+#: the same parameters -> 400 BOT_NOT_ADMIN", "verified behaviour against
+#: api.telegram.org" (github.com/i-execute/Arena, BOT/lm_bot.py); that the same answer
+#: comes in a group for a bot without an eligible action is inferred from it.
+EPHEMERAL_NOT_ALLOWED = "BOT_NOT_ADMIN"
+#: An ephemeral send to a channel. ASSUMED wording (no source found).
+EPHEMERAL_IN_CHANNEL = "ephemeral messages can't be sent to channel chats"
+#: The receiver is no member of the chat (left, kicked or never joined). ASSUMED: the
+#: MTProto error Telegram gives for a user who is not in the chat.
+RECEIVER_NOT_MEMBER = "USER_NOT_PARTICIPANT"
+#: The receiver is a bot ("to any non-bot member of the chat", Bot API, "Ephemeral
+#: messages and commands"). ASSUMED: the MTProto error for a bot where a user is needed.
+RECEIVER_IS_BOT = "USER_IS_BOT"
+#: receiver_user_id names no user Telegram knows (the Bot API's usual wording).
+USER_NOT_FOUND = "user not found"
+#: replace_callback_query_message without a callback_query_id. ASSUMED wording.
+REPLACE_NEEDS_QUERY = "callback_query_id must be specified to replace the message"
+#: replace_callback_query_message for a query from an ephemeral message: "Must be False
+#: for callback queries from ephemeral messages, which must be edited using regular
+#: editEphemeralMessage… methods" (Bot API, EphemeralMessageParameters). ASSUMED wording.
+CANT_REPLACE_EPHEMERAL = "ephemeral messages can't be replaced; edit them instead"
+#: editEphemeralMessageText with more than 1024 characters: the real server's limit is a
+#: caption's, and so is its answer, although the Bot API documents 1-4096 characters
+#: (tdlib/telegram-bot-api#881, August 2026: "Fails at > 1024 characters; Returns
+#: MEDIA_CAPTION_TOO_LONG").
+EPHEMERAL_TEXT_TOO_LONG = "MEDIA_CAPTION_TOO_LONG"
+
 #: A long poll that was waiting when setWebhook set a webhook.
 SET_WEBHOOK_CONFLICT = "terminated by setWebhook request"
 

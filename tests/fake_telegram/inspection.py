@@ -77,6 +77,69 @@ class Inspection:
         found = self.messages(chat, thread_id=thread_id, from_bot=from_bot)
         return found[-1] if found else None
 
+    # ---- ephemeral messages ------------------------------------------------------
+
+    def _party(self, message: FakeMessage) -> FakeUser | None:
+        """The user an ephemeral message is between the bot and."""
+        return message.receiver if message.from_bot else message.sender
+
+    def ephemeral_messages(
+        self,
+        chat: ChatRef,
+        user: UserRef,
+        *,
+        from_bot: bool | None = True,
+        thread_id: int | None = None,
+    ) -> list[FakeMessage]:
+        """The ephemeral messages ``user`` sees in ``chat`` now, oldest first: the bot's
+        to him (``from_bot=None``: his own ephemeral commands too; False: those alone)
+        that reached him and were not deleted and did not expire. They are in no other
+        member's view and not in ``messages()``/``bot_messages()``."""
+        self.world.sweep_ephemeral()
+        person = self.world.user(user)
+        return [
+            message
+            for message in self.world.chat(chat).ephemeral_log
+            if message.visible
+            and self._party(message) is person
+            and (from_bot is None or message.from_bot == from_bot)
+            and (thread_id is None or (message.thread_id or GENERAL_TOPIC) == thread_id)
+        ]
+
+    def last_ephemeral(
+        self, chat: ChatRef, user: UserRef, *, from_bot: bool | None = True
+    ) -> FakeMessage | None:
+        """The newest ephemeral message ``user`` sees in ``chat`` (by default the bot's)."""
+        found = self.ephemeral_messages(chat, user, from_bot=from_bot)
+        return found[-1] if found else None
+
+    def all_ephemeral(self, chat: ChatRef, user: UserRef | None = None) -> list[FakeMessage]:
+        """Every ephemeral message of ``chat`` (between the bot and ``user``, if given),
+        oldest first, whatever became of it: undelivered (``delivered``), ``deleted`` and
+        ``expired`` ones too, and the users' ephemeral commands."""
+        self.world.sweep_ephemeral()
+        person = self.world.user(user) if user is not None else None
+        return [
+            message
+            for message in self.world.chat(chat).ephemeral_log
+            if person is None or self._party(message) is person
+        ]
+
+    def seen_by(self, chat: ChatRef, user: UserRef) -> list[FakeMessage]:
+        """The chat as ``user`` sees it, oldest first: its live messages, each group
+        message replaced for him by an ephemeral one (``replace_callback_query_message``)
+        shown as that one, and the ephemeral messages between him and the bot."""
+        place = self.world.chat(chat)
+        person = self.world.user(user)
+        mine = self.ephemeral_messages(place, person, from_bot=None)
+        replaced = {m.replaces for m in mine if m.replaces is not None}
+        ordinary = [m for m in place.live_messages() if m.message_id not in replaced]
+        return sorted(ordinary + mine, key=lambda m: m.serial)
+
+    def is_online(self, user: UserRef) -> bool:
+        """Whether the user's app is connected (``set_online``)."""
+        return self.world.user(user).online
+
     def pinned(self, chat: ChatRef) -> list[int]:
         """Ids of pinned messages, most recently pinned last."""
         return list(self.world.chat(chat).pinned)
@@ -184,6 +247,31 @@ class Inspection:
             return None
 
         return await self.wait_for(find, timeout, what=f"a bot message in chat {chat!r}")
+
+    async def wait_for_ephemeral(
+        self,
+        chat: ChatRef,
+        user: UserRef,
+        predicate: Callable[[FakeMessage], object] | None = None,
+        *,
+        after: FakeMessage | None = None,
+        timeout: float = 5.0,
+    ) -> FakeMessage:
+        """The newest ephemeral message of the bot's that ``user`` sees in ``chat``, sent
+        after ``after`` (ids are reused, so it is told by order of sending), matching
+        ``predicate``."""
+        floor = after.serial if after is not None else 0
+        person = self.world.user(user)
+
+        def find() -> FakeMessage | None:
+            for message in reversed(self.ephemeral_messages(chat, person)):
+                if message.serial > floor and (predicate is None or predicate(message)):
+                    return message
+            return None
+
+        return await self.wait_for(
+            find, timeout, what=f"an ephemeral message to {person.first_name} in chat {chat!r}"
+        )
 
     async def wait_for_call(
         self,

@@ -28,11 +28,14 @@ The model:
   and ``global_burst`` over all chats, to model a broadcast cap.
 
 Counted calls: every send and edit method and deleteMessage/deleteMessages, all drawing
-on the one budget of their chat. Only calls that succeed consume capacity; a refused
-call (4xx, "message is not modified" included) costs nothing. ``slack`` lets a call come
-that many seconds early, since requests a client released in good time may arrive
-bunched up. ``time_scale`` multiplies every period, so tests can run the same figures
-faster. Checking and charging a call costs O(1) whatever the number of chats.
+on the one budget of their chat. Ephemeral sends, edits and deletions (Bot API 10.2) have
+no documented limits; ``Limits.ephemeral`` offers two readings: "own" (default), a private
+chat's bucket per (group, receiver) pair, apart from the group's window; "group", the
+group's window shared with its ordinary messages. Only calls that succeed consume
+capacity; a refused call (4xx, "message is not modified" included) costs nothing.
+``slack`` lets a call come that many seconds early, since requests a client released in
+good time may arrive bunched up. ``time_scale`` multiplies every period, so tests can
+run the same figures faster. Checking and charging a call costs O(1) whatever the number of chats.
 """
 
 from __future__ import annotations
@@ -80,10 +83,18 @@ EDIT_METHODS = frozenset(
         "editmessagelivelocation",
         "stopmessagelivelocation",
         "stoppoll",
+        "editephemeralmessagetext",
+        "editephemeralmessagecaption",
+        "editephemeralmessagemedia",
+        "editephemeralmessagereplymarkup",
     }
 )
 #: Methods that delete messages; they count when ``Limits.count_deletes`` is set (default).
-DELETE_METHODS = frozenset({"deletemessage", "deletemessages"})
+DELETE_METHODS = frozenset({"deletemessage", "deletemessages", "deleteephemeralmessage"})
+#: ``Limits.ephemeral``: each (group, receiver) pair has a private chat's budget.
+EPHEMERAL_OWN = "own"
+#: ``Limits.ephemeral``: ephemeral calls share the group's budget with its other messages.
+EPHEMERAL_GROUP = "group"
 
 #: The period of the group limit, in seconds (before ``time_scale``).
 GROUP_WINDOW = 60.0
@@ -119,6 +130,11 @@ class Limits:
     count_deletes: bool = True
     #: Also apply the private-chat bucket in groups (the group limit applies anyway).
     chat_limit_in_groups: bool = False
+    #: Ephemeral sends, edits and deletions (Bot API 10.2), whose limits Telegram does
+    #: not document. "own": each (group, receiver) pair has a private chat's budget
+    #: (``chat_per_second``, ``chat_burst``), apart from the group's; "group": they share
+    #: the group's budget (``group_per_minute``) with its ordinary messages.
+    ephemeral: str = EPHEMERAL_OWN
 
     def __post_init__(self) -> None:
         if self.time_scale <= 0:
@@ -136,6 +152,8 @@ class Limits:
             raise ValueError("group_burst must be at least 1 (or None for the window)")
         if self.slack < 0:
             raise ValueError("slack must not be negative")
+        if self.ephemeral not in (EPHEMERAL_OWN, EPHEMERAL_GROUP):
+            raise ValueError('ephemeral must be "own" or "group"')
 
     @classmethod
     def telegram(cls) -> Limits:
@@ -242,6 +260,7 @@ class RateLimiter:
     clock: Callable[[], float] = time.monotonic
     _chats: dict[int, Bucket] = field(default_factory=dict)
     _groups: dict[int, Limiter] = field(default_factory=dict)
+    _pairs: dict[tuple[int, int], Bucket] = field(default_factory=dict)
     _global: Bucket | None = None
     _forced: list[Forced429] = field(default_factory=list)
     _floods: dict[str, float] = field(default_factory=dict)
@@ -255,6 +274,7 @@ class RateLimiter:
         """Forget all spent capacity (forced 429s stay)."""
         self._chats.clear()
         self._groups.clear()
+        self._pairs.clear()
         self._global = None
 
     def force(
@@ -310,7 +330,7 @@ class RateLimiter:
         """How many forced 429s are still to be served."""
         return sum(forced.remaining for forced in self._forced)
 
-    def _limiters(self, chat_id: int, chat_type: str) -> list[Limiter]:
+    def _limiters(self, chat_id: int, chat_type: str, receiver: int | None) -> list[Limiter]:
         lim = self.limits
         scale = lim.time_scale
         found: list[Limiter] = []
@@ -319,6 +339,14 @@ class RateLimiter:
                 interval = scale / lim.global_per_second
                 self._global = Bucket(interval, lim.global_burst, lim.slack)
             found.append(self._global)
+        if receiver is not None and lim.ephemeral == EPHEMERAL_OWN:
+            pair = self._pairs.get((chat_id, receiver))
+            if pair is None:
+                interval = scale / lim.chat_per_second
+                pair = Bucket(interval, lim.chat_burst, lim.slack)
+                self._pairs[(chat_id, receiver)] = pair
+            found.append(pair)
+            return found
         is_group = chat_type in ("group", "supergroup", "channel")
         if is_group:
             group = self._groups.get(chat_id)
@@ -338,20 +366,28 @@ class RateLimiter:
             found.append(chat)
         return found
 
-    def check(self, method: str, chat_id: int, chat_type: str) -> int | None:
-        """The retry_after (whole seconds, at least 1) if this call would flood, else None."""
+    def check(
+        self, method: str, chat_id: int, chat_type: str, *, receiver: int | None = None
+    ) -> int | None:
+        """The retry_after (whole seconds, at least 1) if this call would flood, else None.
+        ``receiver``: an ephemeral call to that user (see ``Limits.ephemeral``)."""
         if not self.limits.enabled or not self.limits.counts(method):
             return None
         now = self.clock()
-        wait = max(limiter.wait(now) for limiter in self._limiters(chat_id, chat_type))
+        limiters = self._limiters(chat_id, chat_type, receiver)
+        if not limiters:
+            return None
+        wait = max(limiter.wait(now) for limiter in limiters)
         if wait <= 0:
             return None
         return max(1, math.ceil(wait))
 
-    def consume(self, method: str, chat_id: int, chat_type: str) -> None:
-        """Charge a call that succeeded."""
+    def consume(
+        self, method: str, chat_id: int, chat_type: str, *, receiver: int | None = None
+    ) -> None:
+        """Charge a call that succeeded (``receiver``: an ephemeral call to that user)."""
         if not self.limits.enabled or not self.limits.counts(method):
             return
         now = self.clock()
-        for limiter in self._limiters(chat_id, chat_type):
+        for limiter in self._limiters(chat_id, chat_type, receiver):
             limiter.consume(now)

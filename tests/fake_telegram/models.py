@@ -36,6 +36,9 @@ class FakeUser:
     started: bool = False
     #: He blocked the bot.
     blocked: bool = False
+    #: His app is connected: ephemeral messages sent while he is offline never reach him
+    #: (``FakeTelegramServer.set_online``).
+    online: bool = True
 
     @property
     def full_name(self) -> str:
@@ -120,6 +123,25 @@ class FakeMessage:
     #: A photo message: ``(width, height)`` and the file id Telegram gave it.
     photo_size: tuple[int, int] | None = None
     photo_file_id: str | None = None
+    #: An ephemeral message (Bot API 10.2): its id, unique per chat and user while the
+    #: message lives, and reused after it was deleted or expired. None for others.
+    ephemeral_message_id: int | None = None
+    #: An ephemeral message: who receives it (the user for the bot's, the bot for a
+    #: user's ephemeral command). Nobody else sees it.
+    receiver: FakeUser | None = field(default=None, repr=False)
+    #: An ephemeral message of the bot's: it reached its receiver (False: he was offline
+    #: when it was sent, and he never sees it; the bot's edits and deletion still succeed).
+    delivered: bool = True
+    #: An ephemeral message that disappeared by itself (``ephemeral_ttl``) or because the
+    #: app was restarted (``expire_ephemeral``).
+    expired: bool = False
+    #: An ephemeral message shown in place of this group message for its receiver
+    #: (``replace_callback_query_message``): the group message's id.
+    replaces: int | None = None
+    #: ``World.clock()`` when it was sent (the 15-second window and ``ephemeral_ttl``).
+    sent_at: float = 0.0
+    #: Order of creation over every message of every chat (ephemeral ones included).
+    serial: int = 0
 
     @property
     def chat_id(self) -> int:
@@ -130,6 +152,17 @@ class FakeMessage:
     def from_bot(self) -> bool:
         """Whether the bot sent it."""
         return self.sender.is_bot
+
+    @property
+    def is_ephemeral(self) -> bool:
+        """An ephemeral message (the bot's to one user, or a user's ephemeral command)."""
+        return self.ephemeral_message_id is not None
+
+    @property
+    def visible(self) -> bool:
+        """What its receiver (or, for an ordinary message, the chat) sees now: not deleted
+        and, for an ephemeral message, delivered and not expired."""
+        return not self.deleted and self.delivered and not self.expired
 
     @property
     def buttons(self) -> list[list[Button]]:
@@ -194,11 +227,17 @@ class FakeMessage:
             "chat": self.chat.to_api(),
             "date": self.date,
         }
+        if self.ephemeral_message_id is not None:
+            # An ephemeral message has message_id 0 and its own id (tdesktop#31196:
+            # "Telegram Bot API returns message_id: 0 along with an ephemeral_message_id").
+            data["ephemeral_message_id"] = self.ephemeral_message_id
+            if self.receiver is not None:
+                data["receiver_user"] = self.receiver.to_api()
         if self.thread_id is not None:
             data["message_thread_id"] = self.thread_id
             if self.chat.is_forum:
                 data["is_topic_message"] = True
-        if not nested:
+        if not nested and not self.is_ephemeral:
             target = self.chat.messages.get(self.reply_to) if self.reply_to else None
             if target is None and self.chat.is_forum and self.thread_id is not None:
                 # Telegram puts the topic's creation message here for topic messages.
@@ -249,6 +288,11 @@ class FakeChat:
     members: dict[int, str] = field(default_factory=dict)
     #: The bot's own status in the chat.
     bot_status: str = MEMBER
+    #: Ephemeral messages the server knows (not deleted, not expired on the server), by
+    #: (user id, ephemeral_message_id): the bot's to that user and his commands to it.
+    ephemeral: dict[tuple[int, int], FakeMessage] = field(default_factory=dict, repr=False)
+    #: Every ephemeral message ever, oldest first (deleted and expired ones too).
+    ephemeral_log: list[FakeMessage] = field(default_factory=list, repr=False)
     #: Forum topics: thread id -> name.
     topics: dict[int, str] = field(default_factory=dict)
     #: Who created each forum topic: thread id -> user id (the bot's own id for its topics).

@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 import struct
+from collections.abc import Callable
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -48,6 +49,10 @@ class FakeTelegramServer(Simulation, Inspection):
     ``limits`` sets flood control (``Limits.telegram()`` by default); ``faults`` sets
     network faults (none by default); ``api_version`` makes it a self-hosted
     telegram-bot-api server of that older Bot API version (``(9, 4)``: no ``<tg-time>``).
+    ``ephemeral_window`` (15 s) is how long after a callback query or an ephemeral command
+    any bot may answer it ephemerally; ``ephemeral_ttl`` (None: never) makes ephemeral
+    messages disappear by themselves that many seconds after sending (both on the
+    server's clock, see ``set_clock``).
     """
 
     def __init__(
@@ -64,6 +69,8 @@ class FakeTelegramServer(Simulation, Inspection):
         callback_ttl: float = 15.0,
         allow_http_webhook: bool = True,
         api_version: tuple[int, int] | None = None,
+        ephemeral_window: float = 15.0,
+        ephemeral_ttl: float | None = None,
     ) -> None:
         bot_id_text = token.split(":", 1)[0]
         if ":" not in token or not bot_id_text.isdigit():
@@ -81,6 +88,8 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.privacy_mode = privacy_mode
         self.world.callback_ttl = callback_ttl
         self.world.api_version = api_version
+        self.world.ephemeral_window = ephemeral_window
+        self.world.ephemeral_ttl = ephemeral_ttl
         self.limiter = RateLimiter(limits or Limits.telegram())
         self.injector = FaultInjector(faults)
         self._holds: list[Hold] = []
@@ -272,6 +281,38 @@ class FakeTelegramServer(Simulation, Inspection):
     @callback_ttl.setter
     def callback_ttl(self, value: float) -> None:
         self.world.callback_ttl = value
+
+    @property
+    def ephemeral_window(self) -> float:
+        """Seconds after an eligible action within which a bot that is no administrator
+        may send an ephemeral message (15, "within 15 seconds of the incoming eligible
+        action")."""
+        return self.world.ephemeral_window
+
+    @ephemeral_window.setter
+    def ephemeral_window(self, value: float) -> None:
+        self.world.ephemeral_window = value
+
+    @property
+    def ephemeral_ttl(self) -> float | None:
+        """Seconds after which ephemeral messages disappear by themselves (None: never)."""
+        return self.world.ephemeral_ttl
+
+    @ephemeral_ttl.setter
+    def ephemeral_ttl(self, value: float | None) -> None:
+        self.world.ephemeral_ttl = value
+        self.world.notifier.notify()
+
+    def set_clock(self, clock: Callable[[], float], *, limits: bool = True) -> None:
+        """Put the server on ``clock`` (a callable returning seconds, e.g. a test's
+        manual clock): the 15-second ephemeral window, ``ephemeral_ttl``, callback query
+        ages (``callback_ttl``) and recorded call times follow it; with ``limits``, flood
+        control too. Message dates (Unix time) do not."""
+        self.world.clock = clock
+        self.world.started_at = clock()
+        if limits:
+            self.limiter.clock = clock
+        self.world.notifier.notify()
 
     @property
     def webhook(self) -> WebhookConfig | None:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from .api import scope_key
 from .formatting import command_entities, utf16_len
 from .models import (
     ADMINISTRATOR,
@@ -378,6 +379,7 @@ class Simulation:
         the message comes from Channel_Bot with the channel as ``sender_chat``."""
         person = self.world.user(user)
         place = self.world.chat(chat)
+        self._require_online(person)
         extra: dict[str, Any] = {}
         sender = person
         if anonymous:
@@ -506,11 +508,27 @@ class Simulation:
         mention: bool = False,
         anonymous: bool = False,
         as_channel: ChatRef | None = None,
+        ephemeral: bool | None = False,
     ) -> FakeMessage:
         """The user sends ``/command [args]`` (``/command@bot`` with ``mention=True``;
         ``anonymous``: an admin posting as the group; ``as_channel``: on behalf of a
-        channel he runs)."""
-        text = "/" + command.lstrip("/")
+        channel he runs).
+
+        ``ephemeral=True``: as an ephemeral command (Bot API 10.2), which the bot must have
+        declared with ``is_ephemeral`` in the command list this user sees in this group
+        (ValueError if not): see ``send_ephemeral_command``. ``ephemeral=None``: as his
+        app would, ephemeral if and only if the bot declared it so. False (default): an
+        ordinary message."""
+        name = command.lstrip("/")
+        if ephemeral is None:
+            ephemeral = self.declares_ephemeral(chat, user, name)
+        if ephemeral:
+            if anonymous or as_channel is not None:
+                raise ValueError("an ephemeral command is sent by the user himself")
+            return await self.send_ephemeral_command(
+                user, chat, name, args, thread_id=thread_id, mention=mention
+            )
+        text = "/" + name
         if mention:
             text += f"@{self.world.bot.username}"
         if args:
@@ -529,6 +547,136 @@ class Simulation:
         if bot.lower() != (self.world.bot.username or "").lower():
             raise ValueError(f"the link {url} opens another bot")
         return await self.start_bot(user, payload or None)
+
+    # ---- ephemeral messages ------------------------------------------------------
+
+    @staticmethod
+    def _require_online(person: FakeUser) -> None:
+        if not person.online:
+            raise ValueError(f"{person.first_name} is offline (set_online) and does nothing")
+
+    async def set_online(self, user: UserRef, online: bool = True) -> None:
+        """Connect (or, ``online=False``, disconnect) the user's app. Ephemeral messages
+        sent while he is offline never reach him: the send succeeds, and so do the bot's
+        edits and deletion of such a message, yet he never sees it (Bot API: "It is not
+        guaranteed that the ephemeral message will be received, especially if the user is
+        offline"). An offline user writes and presses nothing (ValueError)."""
+        self.world.user(user).online = online
+        self.world.notifier.notify()
+
+    async def expire_ephemeral(
+        self, chat: ChatRef | None, user: UserRef, *, known_to_server: bool = True
+    ) -> list[FakeMessage]:
+        """Every ephemeral message between the bot and ``user`` in ``chat`` (None: in every
+        chat) disappears, as when his app restarts ("They may disappear automatically
+        after some time, or if the app is restarted", Bot API). Returns them.
+
+        ``known_to_server`` (default): the server forgets them too: the bot's edits and
+        deletions answer "message to edit not found" / "message to delete not found", a
+        reply to his command finds nothing, and their ids are given out again. False: only
+        his app drops them; the bot's edits and deletions still succeed, unseen. (Which
+        one Telegram does after a restart is not documented.)"""
+        person = self.world.user(user)
+        chats = [self.world.chat(chat)] if chat is not None else list(self.world.chats.values())
+        gone = []
+        for place in chats:
+            for message in place.ephemeral_log:
+                party = message.receiver if message.from_bot else message.sender
+                if party is not person or message.deleted or message.expired:
+                    continue
+                message.expired = True
+                gone.append(message)
+                if known_to_server:
+                    self.world.forget_ephemeral(message)
+        self.world.notifier.notify()
+        return gone
+
+    def declares_ephemeral(self, chat: ChatRef, user: UserRef, command: str) -> bool:
+        """Whether ``/command`` is ephemeral in the command list ``user`` sees in ``chat``:
+        the first list set in the Bot API's order for groups ("Determining list of
+        commands": chat_member, chat_administrators (admins), chat,
+        all_chat_administrators (admins), all_group_chats, default; each with the user's
+        language first) that has the command with ``is_ephemeral``."""
+        place = self.world.chat(chat)
+        person = self.world.user(user)
+        if not place.is_group:
+            return False
+        name = command.lstrip("/").split("@", 1)[0].split(maxsplit=1)[0].lower()
+        admin = place.status_of(person.id) in (CREATOR, ADMINISTRATOR)
+        scopes: list[dict[str, Any]] = [
+            {"type": "chat_member", "chat_id": place.id, "user_id": person.id}
+        ]
+        if admin:
+            scopes.append({"type": "chat_administrators", "chat_id": place.id})
+        scopes.append({"type": "chat", "chat_id": place.id})
+        if admin:
+            scopes.append({"type": "all_chat_administrators"})
+        scopes += [{"type": "all_group_chats"}, {"type": "default"}]
+        languages = [person.language_code, ""] if person.language_code else [""]
+        for scope in scopes:
+            for language in languages:
+                found = self.world.commands.get((scope_key(scope), language or ""))
+                if found:
+                    return any(c["command"] == name and c.get("is_ephemeral") for c in found)
+        return False
+
+    async def send_ephemeral_command(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        command: str,
+        args: str = "",
+        *,
+        thread_id: int | None = None,
+        mention: bool = False,
+        require_declared: bool = True,
+    ) -> FakeMessage:
+        """The user sends ``/command [args]`` as an ephemeral command in a group or
+        supergroup: "received by the target bot but remains invisible to all members of
+        the chat, including both users and other bots" (Bot API, "Ephemeral messages and
+        commands"). The bot gets a ``message`` update with message_id 0, an
+        ``ephemeral_message_id`` and ``receiver_user`` = the bot, whatever its privacy
+        mode (it is addressed to it, as commands are); the message is not among the
+        group's messages. Within ``ephemeral_window`` (15 s) the bot may answer with an
+        ephemeral message whose ``reply_parameters.ephemeral_message_id`` names it.
+
+        ``require_declared``: ValueError unless the bot declared the command
+        ``is_ephemeral`` for him in this group (his app sends others as ordinary
+        messages)."""
+        person = self.world.user(user)
+        place = self.world.chat(chat)
+        self._require_online(person)
+        if not place.is_group:
+            raise ValueError("ephemeral commands are sent in groups and supergroups only")
+        if place.status_of(person.id) not in PRESENT_STATUSES:
+            raise ValueError(f"{person.first_name} is not a member of chat {place.id}")
+        if place.migrated_to is not None:
+            raise ValueError(f"chat {place.id} was upgraded to {place.migrated_to}")
+        name = command.lstrip("/")
+        if require_declared and not self.declares_ephemeral(place, person, name):
+            raise ValueError(
+                f"the bot declared no ephemeral /{name} for {person.first_name} in chat "
+                f"{place.id} (setMyCommands with is_ephemeral): his app would send it as an "
+                "ordinary message"
+            )
+        if thread_id is not None and place.is_forum and thread_id not in place.topics:
+            raise ValueError(f"no topic {thread_id} in chat {place.id}")
+        text = "/" + name
+        if mention:
+            text += f"@{self.world.bot.username}"
+        if args:
+            text += f" {args}"
+        message = self.world.add_ephemeral(
+            place,
+            person,
+            self.world.bot,
+            text=text,
+            entities=command_entities(text),
+            thread_id=thread_id,
+        )
+        if place.bot_status in PRESENT_STATUSES:
+            self.world.emit("message", message.to_api())
+        return message
 
     # ---- time --------------------------------------------------------------------
 
@@ -551,6 +699,29 @@ class Simulation:
 
     # ---- buttons -----------------------------------------------------------------
 
+    def _check_ephemeral_press(self, person: FakeUser, message: FakeMessage) -> None:
+        """Only its receiver sees an ephemeral message, and only while it is there."""
+        self.world.sweep_ephemeral()
+        if not message.from_bot:
+            raise ValueError("an ephemeral command has no buttons")
+        if message.receiver is not person:
+            raise ValueError(
+                f"{person.first_name} cannot see ephemeral message "
+                f"{message.ephemeral_message_id}: only its receiver does"
+            )
+        if not message.visible:
+            state = (
+                "was deleted"
+                if message.deleted
+                else "expired"
+                if message.expired
+                else "never reached him (he was offline)"
+            )
+            raise ValueError(
+                f"ephemeral message {message.ephemeral_message_id} {state}: "
+                f"{person.first_name} sees nothing to press"
+            )
+
     async def press(
         self,
         user: UserRef,
@@ -564,13 +735,22 @@ class Simulation:
     ) -> Press:
         """The user presses an inline button of ``message``: a callback_query update.
 
+        ``message`` may be an ephemeral message of the bot's: only its receiver can press
+        it (ValueError for anyone else, who does not see it, and for a message he never
+        got, deleted or expired); the query's ``message`` is then the ephemeral message
+        (message_id 0, ``ephemeral_message_id``, ``receiver_user``). A disabled button
+        (ValueError) and an offline user (ValueError) press nothing.
+
         The button is found by its text or data (LookupError if not drawn now). With
         ``force=True`` and ``data``, the data is sent even if no such button is drawn
         (a stale press, as from a client that has not seen an edit yet).
         """
         person = self.world.user(user)
         chat = message.chat
-        if message.deleted:
+        self._require_online(person)
+        if message.is_ephemeral:
+            self._check_ephemeral_press(person, message)
+        elif message.deleted:
             raise ValueError(f"message {message.message_id} of chat {chat.id} is deleted")
         if chat.type == PRIVATE:
             if chat.user is not person:
@@ -579,12 +759,23 @@ class Simulation:
                 raise ValueError(f"{person.first_name} blocked the bot")
         elif chat.status_of(person.id) not in PRESENT_STATUSES:
             raise ValueError(f"{person.first_name} is not a member of chat {chat.id}")
+        if not message.is_ephemeral and any(
+            m.replaces == message.message_id and m.receiver is person and m.visible
+            for m in chat.ephemeral_log
+        ):
+            raise ValueError(
+                f"{person.first_name} sees an ephemeral message in place of message "
+                f"{message.message_id} (replace_callback_query_message): press that one"
+            )
         if force and data is not None:
             payload = data
         else:
             button = message.find_button(
                 text_contains, text=text, data=data, data_prefix=data_prefix
             )
+            if button.disabled:
+                # a disabled button "does nothing" when pressed (Bot API 10.3)
+                raise ValueError(f"button {button.text!r} is disabled: pressing it does nothing")
             if button.callback_data is None:
                 raise ValueError(f"button {button.text!r} is not a callback button")
             payload = button.callback_data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -69,6 +70,14 @@ class World:
         self.privacy_mode = True
         #: Seconds after which a callback query can no longer be answered.
         self.callback_ttl = 15.0
+        #: Seconds after an eligible action (a callback query, a user's ephemeral command)
+        #: within which any bot may answer it with an ephemeral message (Bot API,
+        #: "Ephemeral messages and commands": "within 15 seconds of the incoming eligible
+        #: action"). Measured on ``clock``.
+        self.ephemeral_window = 15.0
+        #: Seconds after which an ephemeral message disappears by itself ("They may
+        #: disappear automatically after some time"); None: never by itself.
+        self.ephemeral_ttl: float | None = None
         #: The Bot API version of a self-hosted telegram-bot-api server that is behind
         #: Telegram's own; None: Telegram's own server, which knows everything modelled.
         self.api_version: tuple[int, int] | None = None
@@ -76,6 +85,7 @@ class World:
         self._next_group_id = 4_100_000_001
         self._next_supergroup_id = 1_002_000_000_001
         self._next_query = 5_000_000_000_000_000_001
+        self._serial = 0
 
     def knows(self, since: tuple[int, int]) -> bool:
         """Whether the server has what came with Bot API version ``since``."""
@@ -108,6 +118,11 @@ class World:
             cid = -self._next_group_id
             self._next_group_id += 1
         return cid
+
+    def new_serial(self) -> int:
+        """The next number of the order in which messages were made."""
+        self._serial += 1
+        return self._serial
 
     def new_query_id(self) -> str:
         """A fresh callback query id."""
@@ -234,11 +249,95 @@ class World:
             thread_id=thread_id,
             reply_to=reply_to,
             extra=dict(extra or {}),
+            sent_at=self.clock(),
+            serial=self.new_serial(),
         )
         chat.next_message_id += 1
         chat.messages[message.message_id] = message
         self.notifier.notify()
         return message
+
+    # ---- ephemeral messages --------------------------------------------------------
+
+    def new_ephemeral_id(self, chat: FakeChat, user: FakeUser) -> int:
+        """The smallest ephemeral_message_id free in ``chat`` for ``user``: ids of
+        messages deleted or expired on the server are given out again."""
+        self.sweep_ephemeral()
+        taken = {eid for uid, eid in chat.ephemeral if uid == user.id}
+        eid = 1
+        while eid in taken:
+            eid += 1
+        return eid
+
+    def add_ephemeral(
+        self,
+        chat: FakeChat,
+        sender: FakeUser,
+        receiver: FakeUser,
+        *,
+        text: str,
+        parse_mode: str | None = None,
+        plain_text: str | None = None,
+        entities: list[dict[str, Any]] | None = None,
+        reply_markup: dict[str, Any] | None = None,
+        thread_id: int | None = None,
+        delivered: bool = True,
+    ) -> FakeMessage:
+        """A new ephemeral message between the bot and one user of ``chat`` (the bot's
+        to ``receiver``, or a user's command to the bot), with the pair's smallest free
+        ephemeral_message_id. It is kept apart from the chat's ordinary messages."""
+        user = receiver if sender.is_bot else sender
+        message = FakeMessage(
+            chat=chat,
+            message_id=0,
+            sender=sender,
+            date=self.now(),
+            text=text,
+            parse_mode=parse_mode,
+            plain_text=plain_text if plain_text is not None else text,
+            entities=list(entities or []),
+            reply_markup=reply_markup,
+            thread_id=thread_id,
+            ephemeral_message_id=self.new_ephemeral_id(chat, user),
+            receiver=receiver,
+            delivered=delivered,
+            sent_at=self.clock(),
+            serial=self.new_serial(),
+        )
+        chat.ephemeral[(user.id, message.ephemeral_message_id or 0)] = message
+        chat.ephemeral_log.append(message)
+        if self.ephemeral_ttl is not None:
+            # wake waiters when it expires (expiry itself is applied lazily)
+            asyncio.get_running_loop().call_later(self.ephemeral_ttl, self.notifier.notify)
+        self.notifier.notify()
+        return message
+
+    def find_ephemeral(self, chat: FakeChat, user_id: int, eid: int) -> FakeMessage | None:
+        """The ephemeral message ``eid`` between the bot and ``user_id`` that the server
+        still knows (not deleted, not expired on the server), or None."""
+        self.sweep_ephemeral()
+        return chat.ephemeral.get((user_id, eid))
+
+    def forget_ephemeral(self, message: FakeMessage) -> None:
+        """The server forgets an ephemeral message: its id is free again."""
+        user = message.receiver if message.from_bot else message.sender
+        if user is None or message.ephemeral_message_id is None:
+            return
+        key = (user.id, message.ephemeral_message_id)
+        if message.chat.ephemeral.get(key) is message:
+            del message.chat.ephemeral[key]
+        self.notifier.notify()
+
+    def sweep_ephemeral(self) -> None:
+        """Expire the ephemeral messages older than ``ephemeral_ttl`` (server and client)."""
+        ttl = self.ephemeral_ttl
+        if ttl is None:
+            return
+        now = self.clock()
+        for chat in self.chats.values():
+            for message in [m for m in chat.ephemeral.values() if now - m.sent_at >= ttl]:
+                message.expired = True
+                self.forget_ephemeral(message)
 
     def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Queue an update for the bot."""
