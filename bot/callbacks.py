@@ -55,6 +55,7 @@ __all__ = [
     "Leave",
     "Lobby",
     "LobbyCallback",
+    "MyCards",
     "Option",
     "Pass",
     "Play",
@@ -500,6 +501,13 @@ class Refresh(_TableButton):
     KIND: ClassVar[str] = "f"
 
 
+@dataclass(frozen=True, slots=True)
+class MyCards(_TableButton):
+    """Show the presser his hand in the group, to him alone (an ephemeral message)."""
+
+    KIND: ClassVar[str] = "H"
+
+
 # End (group) ----------------------------------------------------------
 
 
@@ -579,7 +587,9 @@ HandCallback: TypeAlias = (
 )
 EndCallback: TypeAlias = Rematch
 ReplayCallback: TypeAlias = ReplayOpen | ReplayStep
-Callback: TypeAlias = LobbyCallback | HandCallback | EndCallback | ReplayCallback | SetLang
+Callback: TypeAlias = (
+    LobbyCallback | HandCallback | MyCards | EndCallback | ReplayCallback | SetLang
+)
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
     Join,
@@ -606,6 +616,7 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     PokerSwap,
     Cancel,
     Refresh,
+    MyCards,
     Rematch,
     ReplayOpen,
     ReplayStep,

@@ -22,6 +22,7 @@ from typing import Final
 
 from telegram import (
     Bot,
+    BotCommand,
     BotCommandScope,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
@@ -75,8 +76,10 @@ def menu_calls() -> list[MenuCall]:
         suffix = code or "-"
         for scope in _SCOPES:
             commands = r.bot_commands(lang, scope)  # type: ignore[arg-type]
+            ephemeral = sorted(r.EPHEMERAL_COMMANDS[scope])  # type: ignore[index]
             send = partial(_set_commands, commands=commands, scope=scope, code=code)
-            calls.append(MenuCall(f"commands.{scope}.{suffix}", _json(commands), send))
+            content = _json([commands, ephemeral] if ephemeral else commands)
+            calls.append(MenuCall(f"commands.{scope}.{suffix}", content, send))
         for kind, key in (("description", "about.description"), ("short", "about.short")):
             text = tr(lang, key)
             send = partial(_set_text, kind=kind, text=text, code=code)
@@ -87,7 +90,13 @@ def menu_calls() -> list[MenuCall]:
 async def _set_commands(
     bot: Bot, *, commands: list[tuple[str, str]], scope: str, code: str | None
 ) -> object:
-    return await bot.set_my_commands(commands, scope=_SCOPES[scope](), language_code=code)
+    ephemeral = r.EPHEMERAL_COMMANDS[scope]  # type: ignore[index]
+    # BotCommand.is_ephemeral (Bot API 10.2) is newer than PTB 22.8: an extra field
+    found = [
+        BotCommand(name, text, api_kwargs={"is_ephemeral": True} if name in ephemeral else None)
+        for name, text in commands
+    ]
+    return await bot.set_my_commands(found, scope=_SCOPES[scope](), language_code=code)
 
 
 async def _set_text(bot: Bot, *, kind: str, text: str, code: str | None) -> object:

@@ -48,7 +48,15 @@ from telegram.ext import BaseRateLimiter
 from bot.render.limits import fit_request
 from bot.sent import SentLog
 
-__all__ = ["Pacer", "Pacing", "Priority", "paced", "retry_after_seconds", "use_timedelta_periods"]
+__all__ = [
+    "Pacer",
+    "Pacing",
+    "Priority",
+    "ephemeral_receiver",
+    "paced",
+    "retry_after_seconds",
+    "use_timedelta_periods",
+]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +78,26 @@ COUNTED_PREFIXES: Final = ("send", "edit", "delete", "copy", "forward")
 """Methods that spend a chat's budget: what sends, edits or deletes a message."""
 FREE: Final = frozenset({"sendchataction"})
 """Methods with those prefixes that spend nothing."""
+
+
+EPHEMERAL_METHODS: Final = frozenset(
+    {"editephemeralmessagetext", "editephemeralmessagereplymarkup", "deleteephemeralmessage"}
+)
+
+
+def ephemeral_receiver(endpoint: str, data: dict[str, Any]) -> int | None:
+    """The user an ephemeral message call is for (Bot API 10.2: a send with
+    ``ephemeral_message_parameters``, an edit or a delete naming ``receiver_user_id``);
+    None for any other call."""
+    name = endpoint.lower()
+    found: Any = None
+    if name in EPHEMERAL_METHODS:
+        found = data.get("receiver_user_id")
+    elif name == "sendmessage":
+        params = data.get("ephemeral_message_parameters")
+        if isinstance(params, dict):
+            found = params.get("receiver_user_id")
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 def counts(endpoint: str) -> bool:
@@ -199,6 +227,7 @@ class Pacer(BaseRateLimiter[int]):
 
     __slots__ = (
         "_budgets",
+        "_ephemeral_shared",
         "_overall",
         "_pacing",
         "_pauses",
@@ -223,6 +252,8 @@ class Pacer(BaseRateLimiter[int]):
         """Budgets shared with other processes (several processes on one database): a
         request to such a chat also waits for its shared slot, just before it goes."""
         self._pauses: set[asyncio.Task[None]] = set()
+        self._ephemeral_shared: set[int] = set()
+        """Groups whose ephemeral messages drew a 429: they share the group's budget."""
 
     @property
     def pacing(self) -> Pacing:
@@ -248,13 +279,29 @@ class Pacer(BaseRateLimiter[int]):
     def _now(self) -> float:
         return asyncio.get_running_loop().time()
 
+    def ephemeral_budget(self, chat_id: int, user_id: int) -> int | str:
+        """The budget an ephemeral message to ``user_id`` in group ``chat_id`` spends.
+        Telegram does not say; each (group, receiver) pair is paced like a private chat
+        until one draws a 429, which is taken to mean that the group's ephemeral messages
+        share its budget: from then on they queue behind the group's (twenty a minute)."""
+        if chat_id in self._ephemeral_shared:
+            return chat_id
+        return f"e{chat_id}:{user_id}"
+
+    def ephemeral_shared(self, chat_id: int) -> bool:
+        """Whether the group's ephemeral messages were found to share its budget."""
+        return chat_id in self._ephemeral_shared
+
     def _budget(self, chat: int | str) -> _Budget:
         budget = self._budgets.get(chat)
         if budget is None:
             pacing = self._pacing
             if not pacing.enabled:
                 budget = _Budget(0.0, 1)
-            elif isinstance(chat, int) and chat > 0:
+            elif (isinstance(chat, int) and chat > 0) or (
+                isinstance(chat, str) and chat.startswith("e")
+            ):
+                # a private chat, or one user's ephemeral messages in a group
                 budget = _Budget(pacing.private_interval, pacing.private_burst)
             else:
                 budget = _Budget(pacing.group_interval, pacing.group_burst)
@@ -396,6 +443,11 @@ class Pacer(BaseRateLimiter[int]):
         elif isinstance(chat, str) and chat.lstrip("-").isdigit():
             chat = int(chat)
         counted = chat is not None and counts(endpoint)
+        receiver = ephemeral_receiver(endpoint, data) if isinstance(chat, int) else None
+        key: int | str | None = chat
+        if receiver is not None:
+            assert isinstance(chat, int)
+            key = self.ephemeral_budget(chat, receiver)
         current = _CURRENT.get()
         prepaid = False
         if current is not None:
@@ -406,21 +458,27 @@ class Pacer(BaseRateLimiter[int]):
         attempts = 0
         while True:
             if counted and not (prepaid and attempts == 0):
-                assert chat is not None
-                await self.acquire(chat, priority)
+                assert key is not None
+                await self.acquire(key, priority)
             if counted and self.shared is not None:
-                assert chat is not None
-                await self._shared_slot(chat)
+                assert key is not None
+                await self._shared_slot(key)
             try:
-                if self.sent is not None and endpoint == "sendMessage" and isinstance(chat, int):
+                noted = self.sent is not None and endpoint == "sendMessage" and receiver is None
+                if noted and isinstance(chat, int):
                     return await self._noted(chat, callback, args, kwargs)
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
                 seconds = retry_after_seconds(exc)
-                log.warning("chat %s: %s drew a flood wait of %.0f s", chat, endpoint, seconds)
+                log.warning("chat %s: %s drew a flood wait of %.0f s", key, endpoint, seconds)
                 attempts += 1
-                if chat is not None:
+                if receiver is not None and isinstance(chat, int):
+                    # one user's ephemeral messages were stopped: the group's are paced
+                    # with the group from now on, and wait as the group waits
+                    self._ephemeral_shared.add(chat)
                     self.pause(chat, seconds)
+                if key is not None:
+                    self.pause(key, seconds)
                 if not retry or attempts > self._pacing.max_retries:
                     raise
                 if chat is None:

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
+from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 from telegram.ext import Application, ContextTypes, Job
 
@@ -23,6 +24,7 @@ from bot import callbacks as cb
 from bot import render as r
 from bot.cluster.routing import NotHere
 from bot.i18n import Lang, pick_lang, tr
+from bot.ingroup import InGroupHands
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.sender import Content, Priority
 from bot.store import Seat, StoreError, TableStatus
@@ -93,6 +95,14 @@ class Presenter:
         """Each table's pending computer move (one at most)."""
         self._nudges: dict[int, Job[Any]] = {}
         """Each table's pending reminder in the group (one per turn at most)."""
+        self._private: dict[int, bool] = {}
+        """Whether each user may be written to in private, as last read."""
+        self._admin: dict[int, bool] = {}
+        """Whether the bot is an administrator of each group, as last seen."""
+        self.ingroup = InGroupHands(
+            app.bot, is_admin=self.bot_is_admin, timeout=rt.settings.api_timeout
+        )
+        """The hands shown in the group, each to its holder alone."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -101,6 +111,41 @@ class Presenter:
 
     def _hand_key(self, live: Live, seat: int) -> Hashable:
         return ("hand", live.table_id, seat)
+
+    def _group_hand_key(self, live: Live, seat: int) -> Hashable:
+        return ("in-group hand", live.table_id, seat)
+
+    async def private_ok(self, user_id: int) -> bool:
+        """Whether the user's hand may go to his private chat: he started the bot and has
+        not blocked it. One who never did plays through the group alone."""
+        if user_id in self._blocked:
+            return False
+        found = self._private.get(user_id)
+        if found is None:
+            assert self._rt.store is not None
+            row = await self._rt.store.get_user(user_id)
+            found = self._private[user_id] = bool(row is not None and row.can_message)
+        return found
+
+    def note_private(self, user_id: int, may: bool) -> None:
+        """The user started the bot (or could not be written to): his hands follow."""
+        self._private[user_id] = may
+
+    async def bot_is_admin(self, chat_id: int) -> bool:
+        """Whether the bot is an administrator of the group (asked of Telegram once, then
+        kept as the bot's membership updates tell): an administrator may show a player his
+        hand in the group at any time, not only just after he pressed a button there."""
+        found = self._admin.get(chat_id)
+        if found is None:
+            bot = self._app.bot
+            member = await bot.get_chat_member(chat_id, bot.id)
+            found = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+            self._admin[chat_id] = found
+        return found
+
+    def note_admin(self, chat_id: int, admin: bool) -> None:
+        """The bot's rights in a group changed (a membership update said so)."""
+        self._admin[chat_id] = admin
 
     def hand_message(self, live: Live, seat: int) -> int | None:
         """The message that shows a seat's hand now (None if it has none yet)."""
@@ -308,9 +353,23 @@ class Presenter:
         # who must answer now: the seats waited on, else the throwers ending the bout
         answering = waiting or frozenset(game.throwers())
         for seat, who in enumerate(live.row.seats):
-            if who.user_id is None or who.user_id in self._blocked:
+            if who.user_id is None:
                 continue
-            fresh = notify and seat in waiting and seat not in before
+            private = await self.private_ok(who.user_id)
+            in_group = not live.solo and (
+                not private or self.ingroup.tracked(self._group_hand_key(live, seat))
+            )
+            turn = notify and seat in waiting and seat not in before
+            if in_group:
+                # his turn, and he plays in the group alone: a new message at the bottom,
+                # where an administrator may send one (otherwise his hand is edited in
+                # place and the group's table names him)
+                new = turn and not private and await self._may_always_send(live)
+                priority = Priority.URGENT if seat in answering else Priority.OWN
+                await self._draw_group_hand(live, seat, who.user_id, new=new, priority=priority)
+            if not private:
+                continue
+            fresh = turn
             if fresh:
                 now = time.monotonic()
                 last = self._notified.get((live.table_id, seat))
@@ -374,6 +433,94 @@ class Presenter:
             moved_note=tr(lang, "hand.moved"),
         )
 
+    async def _may_always_send(self, live: Live) -> bool:
+        try:
+            return await self.bot_is_admin(live.row.chat_id)
+        except TelegramError as exc:
+            log.info("chat %s: rights unknown: %s", live.row.chat_id, exc)
+            return False
+
+    async def _draw_group_hand(
+        self,
+        live: Live,
+        seat: int,
+        user_id: int,
+        *,
+        new: bool = False,
+        priority: Priority = Priority.OWN,
+        choice: r.Choice | None = None,
+        selection: frozenset[Card] | None = None,
+        purpose: str = "lead",
+    ) -> None:
+        """A seat's hand in the group, shown to its player alone (in his language)."""
+        game = live.game
+        assert game is not None
+        lang = await self.user_lang(user_id)
+        screen = r.render_group_hand(
+            game.view(seat),
+            lang,
+            self._ctx(live),
+            choice=choice,
+            selection=selection,
+            purpose=purpose,
+            players=self._players(live),
+        )
+        self.ingroup.show(
+            self._group_hand_key(live, seat),
+            live.row.chat_id,
+            user_id,
+            Content.of(screen),
+            thread_id=live.row.thread_id,
+            new=new,
+            priority=priority,
+        )
+
+    def show_in_group(
+        self,
+        live: Live,
+        user_id: int,
+        *,
+        query_id: str | None = None,
+        command_id: int | None = None,
+        ephemeral_id: int | None = None,
+        choice: r.Choice | None = None,
+        selection: frozenset[Card] | None = None,
+        purpose: str = "lead",
+    ) -> None:
+        """Show a player his hand in the group, to him alone: he pressed "My cards"
+        (``query_id``; a new message below), sent /hand (``command_id``: the answer quotes
+        it) or pressed a button of his in-group hand (``ephemeral_id``: that message is
+        edited)."""
+        seat = live.seat_of(user_id)
+        if seat is None or live.game is None or live.solo:
+            return
+        key = self._group_hand_key(live, seat)
+        chat = live.row.chat_id
+        if query_id is not None:
+            self.ingroup.pressed(key, chat, user_id, query_id, ephemeral_id=ephemeral_id)
+        if command_id is not None:
+            self.ingroup.commanded(key, chat, user_id, command_id)
+        self._app.create_task(
+            self._draw_group_hand(
+                live,
+                seat,
+                user_id,
+                new=ephemeral_id is None,
+                choice=choice,
+                selection=selection,
+                purpose=purpose,
+            )
+        )
+
+    def pressed_in_group(self, live: Live, user_id: int, query_id: str, ephemeral_id: int) -> None:
+        """A button of the player's in-group hand was pressed: that message is his hand
+        from now on, and his press lets a new one be sent for a while if it is gone."""
+        seat = live.seat_of(user_id)
+        if seat is None or live.solo:
+            return
+        key = self._group_hand_key(live, seat)
+        self.ingroup.pressed(key, live.row.chat_id, user_id, query_id, ephemeral_id=ephemeral_id)
+
     def looked(self, live: Live, user_id: int) -> None:
         """A player pressed one of his buttons: he has his hand before his eyes, so for
         a while his turn edits it in place instead of sending it anew."""
@@ -390,10 +537,19 @@ class Presenter:
         selection: frozenset[Card] | None = None,
         purpose: str = "lead",
         fresh: bool = False,
+        in_group: bool = False,
     ) -> None:
-        """Redraw one player's hand (a choice, a selection, or a fresh copy)."""
+        """Redraw one player's hand (a choice, a selection, or a fresh copy); ``in_group``:
+        his in-group hand, where he pressed."""
         seat = live.seat_of(user_id)
         if seat is None or live.game is None:
+            return
+        if in_group:
+            self._app.create_task(
+                self._draw_group_hand(
+                    live, seat, user_id, choice=choice, selection=selection, purpose=purpose
+                )
+            )
             return
         self._app.create_task(
             self._draw_hand(
@@ -410,6 +566,7 @@ class Presenter:
     def back(self, live: Live, user_id: int) -> None:
         """A player who could not be written to opened the chat again: his cards, anew."""
         self._blocked.discard(user_id)
+        self._private[user_id] = True
         self.redraw_for(live, user_id, fresh=True)
 
     def game_started(self, live: Live) -> None:
@@ -573,10 +730,13 @@ class Presenter:
         for seat, who in enumerate(live.row.seats):
             if who.user_id is None:
                 continue
+            text = r.render_cancelled(await self.user_lang(who.user_id), by)
+            in_group = self._group_hand_key(live, seat)
+            if self.ingroup.shown(in_group):
+                self.ingroup.show(in_group, live.row.chat_id, who.user_id, Content(text))
             key = self._hand_key(live, seat)
             if self._rt.out.message_id(key) is None:
                 continue
-            text = r.render_cancelled(await self.user_lang(who.user_id), by)
             self._rt.out.show(key, who.user_id, Content(text))
 
     async def removed(self, live: Live) -> None:
@@ -733,6 +893,7 @@ class Presenter:
         user = await self._rt.store.get_user(chat_id)
         if user is not None and user.can_message:
             await self._rt.store.set_can_message(chat_id, False)
+        self._private[chat_id] = False
         if chat_id in self._blocked:
             return  # the group has been told already
         self._blocked.add(chat_id)

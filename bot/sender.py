@@ -65,15 +65,16 @@ class Content:
         """What a rendered screen shows."""
         return cls(screen.text, screen.keyboard)
 
-    def params(self) -> dict[str, Any]:
-        """The Bot API parameters that draw this content."""
+    def params(self, *, disabled: bool = True) -> dict[str, Any]:
+        """The Bot API parameters that draw this content (``disabled=False``: for a server
+        that knows no disabled buttons)."""
         params: dict[str, Any] = {
             "text": self.text,
             "parse_mode": "HTML",
             "link_preview_options": _NO_PREVIEW,
         }
         if self.keyboard is not None:
-            params["reply_markup"] = reply_markup(self.keyboard)
+            params["reply_markup"] = reply_markup(self.keyboard, disabled=disabled)
         return params
 
 
@@ -153,6 +154,8 @@ class Publisher:
         self._once = itertools.count()
         self._closed = False
         self._plain_clocks = False
+        self._no_disabled = False
+        """The Bot API server refused a disabled button (it is older than 10.3)."""
 
     @property
     def plain_clocks(self) -> bool:
@@ -558,7 +561,7 @@ class Publisher:
         returned message stays a dict. The typed methods would parse every returned
         message, keyboard and all, only for us to read its id; on a busy bot that parsing
         was a good part of the CPU spent per move. The chat's budget was spent already."""
-        params = content.params()
+        params = content.params(disabled=not self._no_disabled)
         params["chat_id"] = slot.chat_id
         if message_id is not None:
             params["message_id"] = message_id
@@ -571,6 +574,17 @@ class Publisher:
                 "message_id": slot.reply_to,
                 "allow_sending_without_reply": True,
             }
+        try:
+            return await self._post(method, params, slot.priority)
+        except BadRequest as exc:
+            if self._no_disabled or not tgerrors.is_disabled_refused(exc):
+                raise
+        self._no_disabled = True
+        log.warning(
+            "the Bot API server refuses disabled buttons (Bot API 10.3 and later): cards that "
+            "cannot go are sent as ordinary buttons from now on"
+        )
+        params["reply_markup"] = content.params(disabled=False).get("reply_markup")
         return await self._post(method, params, slot.priority)
 
     async def _post(self, method: str, params: dict[str, Any], priority: Priority) -> Any:

@@ -113,6 +113,17 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, NetworkError) and not isinstance(exc, BadRequest)
 
 
+DISABLED_REFUSED: Final = "text buttons are unallowed in the inline keyboard"
+"""A Bot API server older than 10.3 (a self-hosted telegram-bot-api not updated) knows no
+disabled buttons: it takes one for a button with nothing to do, which it refuses ("can't
+parse inline keyboard button: text buttons are unallowed in the inline keyboard")."""
+
+
+def is_disabled_refused(exc: BaseException) -> bool:
+    """The server does not know disabled buttons: it is older than Bot API 10.3."""
+    return isinstance(exc, BadRequest) and describe(exc).endswith(DISABLED_REFUSED)
+
+
 def is_clock_refused(exc: BaseException) -> bool:
     """The server does not know live clocks (``<tg-time>``): it is older than Bot API 9.5."""
     return isinstance(exc, BadRequest) and CLOCK_REFUSED.fullmatch(describe(exc)) is not None

@@ -43,7 +43,7 @@ from bot.handlers.commands import (
     cmd_start,
     cmd_stats,
 )
-from bot.handlers.hand import cmd_hand
+from bot.handlers.hand import cmd_hand, cmd_hand_group
 from bot.handlers.lifecycle import order_key, post_init, post_shutdown, post_stop
 from bot.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
 from bot.handlers.ratings import cmd_me, cmd_top
@@ -78,6 +78,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("lang", cmd_lang))
     app.add_handler(CommandHandler("start", cmd_start, filters=private))
     app.add_handler(CommandHandler("hand", cmd_hand, filters=private))
+    app.add_handler(CommandHandler("hand", cmd_hand_group, filters=group))
     app.add_handler(CommandHandler("play", cmd_play, filters=private))
     app.add_handler(CommandHandler("replay", cmd_replay, filters=private))
     app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.error import TelegramError
 from telegram.ext import (
     ContextTypes,
@@ -29,10 +29,22 @@ from bot.handlers.common import (
 )
 from bot.handlers.presses import Outcome, Presser, run_press
 from bot.handlers.replay import replay_button
-from bot.runtime import runtime
+from bot.i18n import Lang
+from bot.presenter import Presenter
+from bot.runtime import Runtime, runtime
+from bot.store import TableStatus
 from bot.tables import Live, Refused
 
 log = logging.getLogger(__name__)
+
+
+def ephemeral_id(query: CallbackQuery) -> int | None:
+    """The in-group hand a press came from: its message's ``ephemeral_message_id`` (Bot
+    API 10.2; the message's own ``message_id`` is 0). PTB 22.8 keeps that field among the
+    message's ``api_kwargs``. None for a press on an ordinary message."""
+    message = query.message
+    found = message.api_kwargs.get("ephemeral_message_id") if message is not None else None
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -58,6 +70,16 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await answer(query, refusal_text(lang, exc), alert=exc.reason in READ_THIS)
         return
     presenter = presenter_of(context)
+    if isinstance(decoded, cb.MyCards):
+        await my_cards(rt, presenter, query, decoded, lang)
+        return
+    in_group = ephemeral_id(query)
+    if in_group is not None:
+        # a press on his in-group hand: that message is his hand, and the press itself
+        # lets a new one be sent while it lasts (the one pressed may be gone by then)
+        pressed = await rt.tables.get(getattr(decoded, "table", -1))
+        if pressed is not None and pressed.seat_of(user.id) is not None:
+            presenter.pressed_in_group(pressed, user.id, query.id, in_group)
 
     async def answered(live: Live, outcome: Outcome) -> None:
         """The chat's answer: a toast (a link to open), and the hand drawn again when the
@@ -82,6 +104,7 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 selection=outcome.selection,
                 purpose=outcome.purpose,
                 fresh=outcome.fresh,
+                in_group=in_group is not None,
             )
 
     try:
@@ -91,7 +114,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             Presser(user, lang, context.bot),
             decoded,
             answered,
-            stray=lambda shown: is_stray(rt, query, shown),
+            # an in-group hand is one message per player, edited in place: no copies
+            stray=None if in_group is not None else lambda shown: is_stray(rt, query, shown),
         )
     except Refused as exc:
         # routine refusals are a short toast; an alert only where there is more to read
@@ -99,4 +123,24 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if exc.reason == "outdated":
             live = await rt.tables.get(decoded.table)
             if live is not None:
-                presenter.redraw_for(live, user.id)
+                presenter.redraw_for(live, user.id, in_group=in_group is not None)
+
+
+async def my_cards(
+    rt: Runtime, presenter: Presenter, query: CallbackQuery, decoded: cb.MyCards, lang: Lang
+) -> None:
+    """ "My cards" on the group's table: the presser's hand in the group, shown to him alone,
+    sent with this press (he is there: he just pressed). Anyone else is told he is not
+    seated; a finished or gone table says so."""
+    live = await rt.tables.get(decoded.table)
+    if live is None or live.game is None:
+        await answer(query, say(lang, "gone"))
+        return
+    if live.seat_of(query.from_user.id) is None:
+        await answer(query, say(lang, "not_seated"), alert=True)
+        return
+    if live.row.status != TableStatus.PLAYING:
+        await answer(query, say(lang, "illegal.game_over"))
+        return
+    presenter.show_in_group(live, query.from_user.id, query_id=query.id)
+    await answer(query)

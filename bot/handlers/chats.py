@@ -50,6 +50,9 @@ async def on_my_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     status = change.new_chat_member.status
     present = (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR)
     was = change.old_chat_member.status
+    if "presenter" in rt.extras and change.chat.type != ChatType.PRIVATE:
+        # an administrator may show a player his hand in the group at any time
+        presenter_of(context).note_admin(change.chat.id, status == ChatMemberStatus.ADMINISTRATOR)
     if status in present and was in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
         if change.chat.type == ChatType.CHANNEL:
             # no command of a channel's reaches the bot: nothing to tell it there

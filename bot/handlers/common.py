@@ -52,6 +52,7 @@ SAYINGS: dict[str, str] = {
     "outdated": "cb.stale",
     "not_allowed": "lobby.alert.only_creator",
     "joined": "lobby.alert.joined",
+    "joined_here": "lobby.alert.joined_here",
     "left": "lobby.alert.left",
     "already_seated": "lobby.alert.already_seated",
     "not_seated": "lobby.alert.not_seated",

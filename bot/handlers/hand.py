@@ -22,6 +22,8 @@ from bot.handlers.common import (
 )
 from bot.handlers.relayed import playing_tables
 from bot.runtime import runtime
+from bot.sender import Content
+from bot.store import TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -38,3 +40,39 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         presenter_of(context).back(live, user.id)
     if not tables and not elsewhere:
         reply(rt, message, say(await user_lang(rt, user), "no_game"))
+
+
+async def cmd_hand_group(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/hand in a group, an ephemeral command (``BotCommand.is_ephemeral``, Bot API 10.2):
+    the sender's hand shown to him alone in the group, quoting his command, or why not.
+    Nothing is said in public: sent as an ordinary message (an app that knows no
+    ephemeral commands), the hand goes to him alone where the bot may (as an
+    administrator, or in his private chat), else nowhere."""
+    rt = runtime(context)
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    presenter = presenter_of(context)
+    command = message.api_kwargs.get("ephemeral_message_id")
+    command_id = command if isinstance(command, int) and not isinstance(command, bool) else None
+    thread = message.message_thread_id if message.is_topic_message else None
+    lang = await user_lang(rt, user)
+    live = await rt.tables.open_table(chat.id, thread)
+    playing = live is not None and live.row.status == TableStatus.PLAYING
+    if live is None or not playing or live.seat_of(user.id) is None:
+        reason = "not_seated" if playing else "no_game"
+        if command_id is not None:
+            await presenter.ingroup.notice(
+                chat.id,
+                user.id,
+                Content(say(lang, reason)),
+                command_id=command_id,
+                thread_id=thread,
+            )
+        return
+    if command_id is not None:
+        presenter.show_in_group(live, user.id, command_id=command_id)
+    elif await presenter.bot_is_admin(chat.id):
+        presenter.show_in_group(live, user.id)
+    elif await presenter.private_ok(user.id):
+        presenter.back(live, user.id)

@@ -185,6 +185,9 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
 
         assert isinstance(webapp, WebAppServer)
         await webapp.close()  # the pages reconnect to the next bot
+    presenter = rt.extras.get("presenter")
+    if isinstance(presenter, Presenter):
+        await presenter.ingroup.close()
     if rt.publisher is not None:
         await rt.publisher.close()
 

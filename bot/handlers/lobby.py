@@ -14,7 +14,6 @@ from telegram.ext import (
     ContextTypes,
 )
 
-from bot import render as r
 from bot.handlers.common import (
     anonymous_admin,
     chat_lang,
@@ -29,7 +28,6 @@ from bot.handlers.common import (
     say,
 )
 from bot.runtime import runtime
-from bot.sender import Content
 from bot.store import ChatRow, Seat, TableStatus
 from bot.tables import Refused
 
@@ -60,17 +58,9 @@ async def cmd_newgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             known = await reachable(rt, user, known)
         creator = Seat.human(user.id, known.name) if known is not None else None
         live = await rt.tables.create(chat.id, thread, creator, rules)
-        if known is not None and not known.can_message:
-            await rt.tables.leave_lobby(live, user.id)
-            rt.out.post(
-                chat.id,
-                Content.of(
-                    r.render_need_private(
-                        lang, rt.bot_username, live.table_id, known.name, rt.codec
-                    )
-                ),
-                thread_id=thread,
-            )
+        if known is not None:
+            # one who never started the bot plays in the group, his hand shown to him alone
+            presenter.note_private(user.id, known.can_message)
     await presenter.redraw(live, [])
 
 

@@ -218,16 +218,18 @@ async def decide_table(
         raise Refused("outdated")
     if isinstance(decoded, cb.Join):
         known = await reachable(rt, user, await remember(rt, user))
-        if not known.can_message:
-            return Outcome(url=r.join_link(rt.bot_username, live.table_id, rt.codec))
         if live.row.status == TableStatus.PLAYING and live.seat_of(user.id) is None:
             # an old Join during a game: tell him in private where to watch it
-            title = presenter.known_title(live.row.chat_id)
-            text = tr(lang, "lobby.running_dm", group=r.esc(title))
-            rt.out.post(user.id, Content(text))
+            if known.can_message:
+                title = presenter.known_title(live.row.chat_id)
+                text = tr(lang, "lobby.running_dm", group=r.esc(title))
+                rt.out.post(user.id, Content(text))
             return Outcome(text=say(lang, "game_running"))
         await rt.tables.join(live, Seat.human(user.id, known.name), decoded.version)
-        return Outcome(text=say(lang, "joined"), settle=redraw)
+        presenter.note_private(user.id, known.can_message)
+        # one who never started the bot plays in the group: "My cards" shows his hand
+        joined = "joined" if known.can_message else "joined_here"
+        return Outcome(text=say(lang, joined), settle=redraw)
     if isinstance(decoded, cb.Leave):
         await rt.tables.leave_lobby(live, user.id, decoded.version)
         return Outcome(text=say(lang, "left"), settle=redraw)

@@ -27,7 +27,7 @@ from .end import (
     render_stats,
 )
 from .events import event_line, event_lines
-from .hand import render_hand
+from .hand import render_group_hand, render_hand
 from .lobby import (
     LobbyContext,
     join_link,
@@ -63,6 +63,7 @@ from .tap import (
     to_action,
 )
 from .texts import (
+    EPHEMERAL_COMMANDS,
     alert,
     bot_commands,
     callback_problem,
@@ -74,6 +75,7 @@ from .texts import (
 )
 
 __all__ = [
+    "EPHEMERAL_COMMANDS",
     "SOLO_COUNTS",
     "Button",
     "Choice",
@@ -112,6 +114,7 @@ __all__ = [
     "render_blocked",
     "render_cancelled",
     "render_end",
+    "render_group_hand",
     "render_hand",
     "render_help",
     "render_lang_picker",

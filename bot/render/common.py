@@ -233,6 +233,9 @@ class Button:
     web_app: str | None = None
     disabled: bool = False
     style: ButtonStyle | None = None
+    fallback: str | None = None
+    """A disabled button's callback data for a Bot API server older than 10.3, which knows
+    no disabled buttons (pressed there, the bot says why the card cannot go)."""
 
     def __post_init__(self) -> None:
         actions = sum(x is not None for x in (self.data, self.url, self.web_app))
@@ -258,9 +261,13 @@ class Button:
         return cls(_label(text), data=codec.encode(callback), style=style)
 
     @classmethod
-    def off(cls, text: str) -> Button:
-        """A disabled button: shown, greyed, doing nothing."""
-        return cls(_label(text), disabled=True)
+    def off(
+        cls, text: str, codec: CallbackCodec | None = None, fallback: Callback | None = None
+    ) -> Button:
+        """A disabled button: shown, greyed, doing nothing (``fallback``: what it does on a
+        server that knows no disabled buttons)."""
+        data = codec.encode(fallback) if codec is not None and fallback is not None else None
+        return cls(_label(text), disabled=True, fallback=data)
 
     @classmethod
     def link(cls, text: str, url: str) -> Button:

@@ -12,6 +12,7 @@ Three modes, all drawn from the same :class:`engine.SeatView`:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Final
 
 from bot import callbacks as cb
@@ -44,15 +45,18 @@ from .common import (
     suit_text,
 )
 from .events import event_lines
+from .limits import EPHEMERAL_TEXT, cut_html, visible_length
 from .table import bout_lines, fit, seat_lines, title_line, trump_line
 from .tap import Choice, leads_of, play_callback, selectable
 
 __all__ = [
     "CARDS_PER_ROW",
+    "GROUP_HAND_MAX",
     "INERT",
     "hand_keyboard",
     "playable_cards",
     "prompt_lines",
+    "render_group_hand",
     "render_hand",
 ]
 
@@ -244,7 +248,8 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
                 continue
             if playable:
                 label = INERT.format(card=label)  # visibly inert beside the playable ones
-            taps.append(Button.off(label))  # it cannot go now: greyed, doing nothing
+            # it cannot go now: greyed, doing nothing (on an old server, it says why)
+            taps.append(Button.off(label, codec, cb.Tap(t, v, c)))
     rows = chunk(taps, CARDS_PER_ROW)
     moves: list[Button] = []
     extra: list[Button] = []
@@ -359,4 +364,51 @@ def render_hand(
         ctx.events, players, lang, public.trump, limit=events_shown, declared=dict(public.declared)
     )
     text = fit(sections, events, tr(lang, "table.recent"), "\n".join(footer))
+    return Screen(text, keyboard)
+
+
+GROUP_HAND_MAX: Final = EPHEMERAL_TEXT
+"""The longest text of an in-group hand (see :data:`bot.render.limits.EPHEMERAL_TEXT`)."""
+
+
+def render_group_hand(
+    view: SeatView,
+    lang: Lang,
+    ctx: TableContext,
+    *,
+    choice: Choice | None = None,
+    selection: frozenset[Card] | None = None,
+    purpose: str = "lead",
+    players: Sequence[Player] = (),
+) -> Screen:
+    """The hand shown in the group to its holder alone (an ephemeral message). The table's
+    message is right above it, so it shows what is his: the trump and the bout, his card
+    count, what he may do now and the clock, and the same buttons, with the same callback
+    data, as the private hand (without the Mini App's, which Telegram allows in private
+    chats only). At most :data:`GROUP_HAND_MAX` characters."""
+    public = view.public
+    lines = [trump_line(public, lang), *bout_lines(public, lang), ""]
+    if view.hand:
+        lines.append(tr(lang, "hand.count", n=len(view.hand)))
+    lines += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
+    over = public.phase == "over" or public.roles[view.seat] == "out"
+    if over:
+        pass
+    elif choice is not None:
+        lines.append(tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card)))
+    elif selection is not None:
+        shown = card_list(c for c in view.hand if c in selection) or "—"
+        lines.append(tr(lang, f"hand.select.{purpose}", cards=shown))
+    text = "\n".join(lines)
+    if visible_length(text) > GROUP_HAND_MAX:
+        text = "\n".join(lines[: 1 if public.table else 0] + lines[lines.index("") :])
+    text = cut_html(text, GROUP_HAND_MAX)
+    keyboard = hand_keyboard(
+        view,
+        lang,
+        replace(ctx, web_app_url=None),
+        choice=choice,
+        selection=selection,
+        purpose=purpose,
+    )
     return Screen(text, keyboard)

@@ -147,7 +147,18 @@ def fit_lines(
     return [*lines[:count], more(len(lines) - count)]
 
 
-_TEXT_METHODS: Final = frozenset({"sendmessage", "editmessagetext"})
+_TEXT_METHODS: Final = frozenset({"sendmessage", "editmessagetext", "editephemeralmessagetext"})
+EPHEMERAL_TEXT: Final = 1024
+"""The longest text of an ephemeral message: ``editEphemeralMessageText`` refuses more than
+1024 characters, although the Bot API's page says "1-4096 characters after entity parsing"
+(tdlib/telegram-bot-api#881, August 2026); sends are kept to the same, so that what is sent
+can always be edited."""
+
+
+def _ephemeral(name: str, data: dict[str, Any]) -> bool:
+    return name == "editephemeralmessagetext" or (
+        name == "sendmessage" and "ephemeral_message_parameters" in data
+    )
 
 
 def fit_request(endpoint: str, data: dict[str, Any]) -> bool:
@@ -161,7 +172,8 @@ def fit_request(endpoint: str, data: dict[str, Any]) -> bool:
     name = endpoint.lower()
     if name in _TEXT_METHODS:
         html = str(data.get("parse_mode") or "").upper() == "HTML"
-        fitted = cut_html(text) if html else cut_plain(text, MAX_TEXT)
+        limit = EPHEMERAL_TEXT if _ephemeral(name, data) else MAX_TEXT
+        fitted = cut_html(text, limit) if html else cut_plain(text, limit)
     elif name == "answercallbackquery":
         fitted = cut_plain(text, MAX_ANSWER)
     else:

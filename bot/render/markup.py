@@ -40,12 +40,14 @@ def to_markup(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([[to_button(b) for b in row] for row in keyboard.rows])
 
 
-def _json(button: Button) -> dict[str, object]:
+def _json(button: Button, disabled: bool) -> dict[str, object]:
     found: dict[str, object]
     if button.url is not None:
         found = {"text": button.text, "url": button.url}
     elif button.web_app is not None:
         found = {"text": button.text, "web_app": {"url": button.web_app}}
+    elif button.disabled and not disabled and button.fallback is not None:
+        return {"text": button.text, "callback_data": button.fallback}
     elif button.disabled:
         found = {"text": button.text}
     else:
@@ -53,6 +55,9 @@ def _json(button: Button) -> dict[str, object]:
     return found | _extra(button) if button.style is not None or button.disabled else found
 
 
-def reply_markup(keyboard: Keyboard) -> dict[str, list[list[dict[str, object]]]]:
-    """A keyboard as the Bot API's ``reply_markup`` JSON object."""
-    return {"inline_keyboard": [[_json(b) for b in row] for row in keyboard.rows]}
+def reply_markup(
+    keyboard: Keyboard, *, disabled: bool = True
+) -> dict[str, list[list[dict[str, object]]]]:
+    """A keyboard as the Bot API's ``reply_markup`` JSON object; ``disabled=False`` for a
+    server older than Bot API 10.3: a disabled button goes as its fallback callback."""
+    return {"inline_keyboard": [[_json(b, disabled) for b in row] for row in keyboard.rows]}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.callbacks import MyCards
 from bot.i18n import Lang, tr
 from bot.ratings.odds import Odds
 from engine import PublicView, Rules
@@ -194,11 +195,10 @@ def render_table(
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None
     if view.phase != "over":
-        row = []
-        if ctx.bot_username:
-            row.append(
-                Button.link(tr(lang, "table.btn.my_cards"), f"https://t.me/{ctx.bot_username}")
-            )
+        # every player gets his hand here, shown to him alone (an ephemeral message)
+        row = [
+            Button.cb(tr(lang, "table.btn.my_cards"), ctx.codec, MyCards(ctx.table_id, ctx.version))
+        ]
         if ctx.open_url:
             row.append(Button.link(tr(lang, "table.btn.open_app"), ctx.open_url))
         keyboard = Keyboard.of([row]) if row else None

@@ -26,10 +26,17 @@ __all__ = [
 Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
-    "group": ("newgame", "leave", "cancel", "rules", "stats", "top", "me", "lang", "help"),
+    "group": ("newgame", "hand", "leave", "cancel", "rules", "stats", "top", "me", "lang", "help"),
     "private": ("start", "play", "hand", "replay", "rules", "stats", "me", "lang", "help"),
 }
 """Commands per scope, in menu order; descriptions are ``cmd.<scope>.<command>``."""
+
+EPHEMERAL_COMMANDS: Final[dict[Scope, frozenset[str]]] = {
+    "group": frozenset({"hand"}),
+    "private": frozenset(),
+}
+"""Commands sent as ephemeral commands (``BotCommand.is_ephemeral``, Bot API 10.2): seen by
+the bot alone, answered to the sender alone."""
 
 ENGINE_REASONS: Final[tuple[str, ...]] = (
     "game_over",

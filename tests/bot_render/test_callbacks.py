@@ -57,6 +57,7 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.PokerSwap(t, v, frozenset({C("6S"), C("AH")})),
         cb.Cancel(t, v),
         cb.Refresh(t, v),
+        cb.MyCards(t, v),
         cb.Rematch(t, v),
         cb.ReplayOpen(t, 12),
         cb.ReplayStep(t, 12, 345),

@@ -286,8 +286,9 @@ def test_signed_buttons_and_markup() -> None:
         assert ("disabled" in theirs.api_kwargs) == ours.disabled
         assert theirs.api_kwargs.get("style") == ours.style
     assert to_markup(None) is None
-    url = render_table(game.public_view(), players(3), "en", ctx(game)).keyboard
-    assert to_markup(url).inline_keyboard[0][0].url == "https://t.me/durak_test_bot"  # type: ignore[union-attr]
+    table = render_table(game.public_view(), players(3), "en", TableContext(7, 9, codec=codec))
+    mine = to_markup(table.keyboard).inline_keyboard[0][0]  # type: ignore[union-attr]
+    assert mine.text == "🃏 My cards" and codec.decode(mine.callback_data) == cb.MyCards(7, 9)
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -17,16 +17,16 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from fake_telegram import FakeChat, FakeMessage, FakeTelegramServer, FakeUser, running
 
 from bot.app import build_application
 from bot.config import Settings
-from bot.render import Player
+from bot.render import Player, card_text
 from bot.render.table import seat_lines, trump_line
 from bot.store import ChatRow, SqliteStore
-from engine import Game, Rules
+from engine import Game, Rules, deck
 from engine.actions import Pass, Take, action_from_dict
 
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
@@ -118,9 +118,22 @@ def hand_versions(message: FakeMessage | None) -> set[int]:
     return versions
 
 
+_CARD_LABELS: Final = {card_text(c): c.code for c in deck(54)}
+"""A card button's label (a card that cannot go now is ``·8♠️·``) -> its card's code."""
+
+
 def tapped_cards(message: FakeMessage | None) -> set[str]:
-    """The card codes of the Tap buttons of a hand message."""
-    return {Data.parse(d).rest[0] for d in callback_buttons(message) if kind_of(d) == "t"}
+    """The card codes of the card buttons of a hand message: the Tap buttons of the cards
+    that can go now, and the disabled buttons of those that cannot."""
+    if message is None:
+        return set()
+    found = {Data.parse(d).rest[0] for d in callback_buttons(message) if kind_of(d) == "t"}
+    for row in message.buttons:
+        for button in row:
+            code = _CARD_LABELS.get(button.text.strip("·"))
+            if code is not None and not button.callback_data:
+                found.add(code)
+    return found
 
 
 @dataclass(frozen=True)
