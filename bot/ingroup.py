@@ -89,6 +89,7 @@ class InGroupHands:
         bot: Bot,
         *,
         is_admin: Callable[[int], Awaitable[bool]],
+        on_not_admin: Callable[[int], None] | None = None,
         timeout: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         backoff: tuple[float, float] = (0.25, 10.0),
@@ -97,6 +98,7 @@ class InGroupHands:
         limiter = getattr(bot, "rate_limiter", None)
         self._pacer: Pacer | None = limiter if isinstance(limiter, Pacer) else None
         self._is_admin = is_admin
+        self._on_not_admin = on_not_admin
         self._timeout = timeout
         self._clock = clock
         self._backoff = backoff
@@ -129,17 +131,13 @@ class InGroupHands:
             if hand.ephemeral_id is not None:
                 self._delete(hand.chat_id, hand.user_id, hand.ephemeral_id)
             hand.ephemeral_id, hand.sent = ephemeral_id, None
-        if hand.waiting:
-            hand.waiting = False
-            self._start(hand)  # what waited for a press goes now
+        hand.waiting = False  # what waited for a press goes with the redraw that follows
 
     def commanded(self, key: Hashable, chat_id: int, user_id: int, ephemeral_id: int) -> None:
         """The player sent an ephemeral command in the group: the answer may quote it."""
         hand = self._hand(key, chat_id, user_id)
         hand.command, hand.command_at = ephemeral_id, self._clock()
-        if hand.waiting:
-            hand.waiting = False
-            self._start(hand)
+        hand.waiting = False
 
     def show(
         self,
@@ -343,8 +341,15 @@ class InGroupHands:
         params["ephemeral_message_parameters"] = ephemeral
         try:
             message = await self._post("sendMessage", params, hand.priority)
-        except Forbidden as exc:
+        except (BadRequest, Forbidden) as exc:
+            if tgerrors.is_transient(exc):
+                raise
+            # not (or no longer) allowed: the press was older than it seemed, the bot lost
+            # its rights, he left... the hand waits for his next press
             log.info("chat %s: no ephemeral message to %s: %s", hand.chat_id, hand.user_id, exc)
+            hand.query = hand.command = None
+            self._admin_lost(hand.chat_id, exc)
+            hand.wanted, hand.waiting = content, True
             return
         found = message.get("ephemeral_message_id") if isinstance(message, dict) else None
         if not isinstance(found, int):
@@ -353,6 +358,11 @@ class InGroupHands:
         hand.ephemeral_id, hand.sent = found, content
         if old is not None and old != found:
             self._delete(hand.chat_id, hand.user_id, old)
+
+    def _admin_lost(self, chat_id: int, exc: TelegramError) -> None:
+        """A send refused as if the bot were no administrator: ask again next time."""
+        if "not_admin" in tgerrors.describe(exc) and self._on_not_admin is not None:
+            self._on_not_admin(chat_id)
 
     def _params(self, hand: _Hand, content: Content) -> dict[str, Any]:
         params = content.params()

@@ -100,7 +100,10 @@ class Presenter:
         self._admin: dict[int, bool] = {}
         """Whether the bot is an administrator of each group, as last seen."""
         self.ingroup = InGroupHands(
-            app.bot, is_admin=self.bot_is_admin, timeout=rt.settings.api_timeout
+            app.bot,
+            is_admin=self.bot_is_admin,
+            on_not_admin=lambda chat: self._admin.pop(chat, None),
+            timeout=rt.settings.api_timeout,
         )
         """The hands shown in the group, each to its holder alone."""
 

@@ -16,7 +16,6 @@ from .harness import (
     bot_running,
     callback_buttons,
     kind_of,
-    query,
     replay_games,
     set_group_rules,
     snapshot,
@@ -140,34 +139,4 @@ async def test_stale_forged_and_foreign_presses_change_nothing(tmp_path: Path) -
         assert len(games) == 1 and games[0].result is not None
         assert_no_hand_card_in_group(tg, table.group, games)
         assert not any(kind_of(d) in "tcq" for d in callback_buttons(table.hand(ann)))
-        assert tg.rate_limited == []
-
-
-async def test_a_user_who_never_started_the_bot_joins_through_the_link(tmp_path: Path) -> None:
-    db = tmp_path / "durak.sqlite3"
-    async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        table = await Table.create(tg, 2)
-        ann, dan = table.users
-        async with bot_running(tg, db):
-            await tg.start_bot(ann)
-            lobby = await table.open_lobby()
-            press = await tg.press(dan, lobby, data=table.lobby_button("j"))
-            answer = await press.answer(timeout=10)
-            assert not answer.show_alert
-            assert answer.url is not None
-            assert answer.url.startswith(f"https://t.me/{tg.bot_user.username}?start="), answer
-            assert dan.first_name not in lobby.plain_text and "1/6" in lobby.plain_text
-
-            greeting = await tg.open_link(dan, answer.url)
-            await tg.wait_for(lambda: dan.first_name in lobby.plain_text, timeout=10, what="seated")
-            assert "2/6" in lobby.plain_text
-            reply = await tg.wait_for_message(tg.private_chat(dan), after=greeting)
-            assert "seated" in reply.plain_text
-            seats = query(db, "SELECT seats FROM tables WHERE table_id = ?", table.table_id)
-            assert str(dan.id) in seats[0][0]
-
-            # He plays: his cards come to the chat he just opened.
-            await table.start()
-            assert callback_buttons(table.hand(dan))
-        assert_no_hand_card_in_group(tg, table.group, replay_games(db))
         assert tg.rate_limited == []
