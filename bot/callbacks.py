@@ -58,6 +58,7 @@ __all__ = [
     "MyCards",
     "Option",
     "Pass",
+    "Place",
     "Play",
     "PokerSwap",
     "Refresh",
@@ -508,6 +509,16 @@ class MyCards(_TableButton):
     KIND: ClassVar[str] = "H"
 
 
+@dataclass(frozen=True, slots=True)
+class Place(_TableButton):
+    """Where the presser's hand is drawn: ``group`` (in the group alone), ``both`` (and in
+    private), ``private`` (no longer in the group)."""
+
+    place: str
+    KIND: ClassVar[str] = "P"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "token")
+
+
 # End (group) ----------------------------------------------------------
 
 
@@ -588,7 +599,7 @@ HandCallback: TypeAlias = (
 EndCallback: TypeAlias = Rematch
 ReplayCallback: TypeAlias = ReplayOpen | ReplayStep
 Callback: TypeAlias = (
-    LobbyCallback | HandCallback | MyCards | EndCallback | ReplayCallback | SetLang
+    LobbyCallback | HandCallback | MyCards | Place | EndCallback | ReplayCallback | SetLang
 )
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
@@ -617,6 +628,7 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     Cancel,
     Refresh,
     MyCards,
+    Place,
     Rematch,
     ReplayOpen,
     ReplayStep,

@@ -204,6 +204,15 @@ class InGroupHands:
         """Whether the player has asked for this hand in the group."""
         return key in self._hands
 
+    def hide(self, key: Hashable) -> None:
+        """Take the hand out of the group: its message is deleted, and it is kept no more."""
+        hand = self._hands.pop(key, None)
+        if hand is None:
+            return
+        hand.wanted = None
+        if hand.ephemeral_id is not None:
+            self._delete(hand.chat_id, hand.user_id, hand.ephemeral_id)
+
     def forget(self, key: Hashable) -> None:
         """Stop keeping a hand (its message stays as it is)."""
         hand = self._hands.pop(key, None)

@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 AI_LEVELS = ("easy", "normal", "hard")
 """Computer players' levels, in the order the lobby's buttons number them."""
 
+PLACES = ("both", "group")
+"""Where a player who started the bot may choose to see his hands (see
+:meth:`Presenter.hand_place`)."""
+
 
 def players_of(seats: Sequence[Seat]) -> list[r.Player]:
     """The seats as the renderers name them (computer players with their level)."""
@@ -99,6 +103,8 @@ class Presenter:
         """Whether each user may be written to in private, as last read."""
         self._admin: dict[int, bool] = {}
         """Whether the bot is an administrator of each group, as last seen."""
+        self._places: dict[int, str] = {}
+        """Where each user chose to see his hands: ``both`` (the default) or ``group``."""
         self.ingroup = InGroupHands(
             app.bot,
             is_admin=self.bot_is_admin,
@@ -129,6 +135,55 @@ class Presenter:
             row = await self._rt.store.get_user(user_id)
             found = self._private[user_id] = bool(row is not None and row.can_message)
         return found
+
+    async def hand_place(self, user_id: int) -> str:
+        """Where a player who may be written to in private sees his hands: ``both`` (in
+        private, and in the group once he asks there; the default) or ``group`` (in the
+        group alone, by his choice). Kept in the store, so that it lasts."""
+        found = self._places.get(user_id)
+        if found is None:
+            assert self._rt.store is not None
+            kept = await self._rt.store.get_state(f"hand_place:{user_id}")
+            found = self._places[user_id] = kept if kept in PLACES else "both"
+        return found
+
+    async def set_place(
+        self, live: Live, user_id: int, place: str, query_id: str, ephemeral_id: int | None
+    ) -> None:
+        """The player chose where his hand shows: ``group`` (there alone), ``both``, or
+        ``private`` (no longer in the group: this table's in-group hand goes away)."""
+        seat = live.seat_of(user_id)
+        if seat is None or live.game is None:
+            raise Refused("not_yours")
+        if place not in (*PLACES, "private") or not await self.private_ok(user_id):
+            raise Refused("outdated")
+        kept = "both" if place == "private" else place
+        if kept != await self.hand_place(user_id):
+            assert self._rt.store is not None
+            await self._rt.store.set_state(f"hand_place:{user_id}", kept)
+            self._places[user_id] = kept
+        key = self._group_hand_key(live, seat)
+        if place == "private":
+            self.ingroup.hide(key)
+            await self._draw_hand(live, seat, user_id, fresh=True)
+            return
+        self.ingroup.pressed(key, live.row.chat_id, user_id, query_id, ephemeral_id=ephemeral_id)
+        await self._draw_group_hand(live, seat, user_id, place=place)
+        if place == "group":
+            # his private hand says where his cards went, and stays as it is from now on
+            lang = await self.user_lang(user_id)
+            self._rt.out.show(
+                self._hand_key(live, seat), user_id, Content(tr(lang, "hand.in_group"))
+            )
+        else:
+            await self._draw_hand(live, seat, user_id, fresh=True)
+
+    async def prefer_private(self, user_id: int) -> None:
+        """He asked for his cards in private (/hand there): they show there again."""
+        if await self.hand_place(user_id) != "both":
+            assert self._rt.store is not None
+            await self._rt.store.set_state(f"hand_place:{user_id}", "both")
+            self._places[user_id] = "both"
 
     def note_private(self, user_id: int, may: bool) -> None:
         """The user started the bot (or could not be written to): his hands follow."""
@@ -358,7 +413,9 @@ class Presenter:
         for seat, who in enumerate(live.row.seats):
             if who.user_id is None:
                 continue
-            private = await self.private_ok(who.user_id)
+            reachable = await self.private_ok(who.user_id)
+            place = await self.hand_place(who.user_id) if reachable else None
+            private = reachable and (live.solo or place != "group")
             in_group = not live.solo and (
                 not private or self.ingroup.tracked(self._group_hand_key(live, seat))
             )
@@ -369,7 +426,9 @@ class Presenter:
                 # place and the group's table names him)
                 new = turn and not private and await self._may_always_send(live)
                 priority = Priority.URGENT if seat in answering else Priority.OWN
-                await self._draw_group_hand(live, seat, who.user_id, new=new, priority=priority)
+                await self._draw_group_hand(
+                    live, seat, who.user_id, new=new, priority=priority, place=place
+                )
             if not private:
                 continue
             fresh = turn
@@ -454,11 +513,15 @@ class Presenter:
         choice: r.Choice | None = None,
         selection: frozenset[Card] | None = None,
         purpose: str = "lead",
+        place: str | None = None,
     ) -> None:
-        """A seat's hand in the group, shown to its player alone (in his language)."""
+        """A seat's hand in the group, shown to its player alone (in his language), with
+        the buttons that choose where it shows (for one who may get it in private)."""
         game = live.game
         assert game is not None
         lang = await self.user_lang(user_id)
+        if place is None and await self.private_ok(user_id):
+            place = await self.hand_place(user_id)
         screen = r.render_group_hand(
             game.view(seat),
             lang,
@@ -467,6 +530,7 @@ class Presenter:
             selection=selection,
             purpose=purpose,
             players=self._players(live),
+            place=place,
         )
         self.ingroup.show(
             self._group_hand_key(live, seat),

@@ -29,7 +29,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.presses import Outcome, Presser, run_press
 from bot.handlers.replay import replay_button
-from bot.i18n import Lang
+from bot.i18n import Lang, tr
 from bot.presenter import Presenter
 from bot.runtime import Runtime, runtime
 from bot.store import TableStatus
@@ -74,6 +74,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await my_cards(rt, presenter, query, decoded, lang)
         return
     in_group = ephemeral_id(query)
+    if isinstance(decoded, cb.Place):
+        await hand_place(rt, presenter, query, decoded, lang, in_group)
+        return
     if in_group is not None:
         # a press on his in-group hand: that message is his hand, and the press itself
         # lets a new one be sent while it lasts (the one pressed may be gone by then)
@@ -144,3 +147,25 @@ async def my_cards(
         return
     presenter.show_in_group(live, query.from_user.id, query_id=query.id)
     await answer(query)
+
+
+async def hand_place(
+    rt: Runtime,
+    presenter: Presenter,
+    query: CallbackQuery,
+    decoded: cb.Place,
+    lang: Lang,
+    in_group: int | None,
+) -> None:
+    """A button of the in-group hand that chooses where the presser's hand shows."""
+    live = await rt.tables.get(decoded.table)
+    if live is None or live.game is None or live.row.status != TableStatus.PLAYING:
+        await answer(query, say(lang, "gone"))
+        return
+    try:
+        async with live.lock:
+            await presenter.set_place(live, query.from_user.id, decoded.place, query.id, in_group)
+    except Refused as exc:
+        await answer(query, refusal_text(lang, exc))
+        return
+    await answer(query, tr(lang, f"hand.place.{decoded.place}"))

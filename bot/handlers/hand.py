@@ -36,6 +36,8 @@ async def cmd_hand(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     await remember(rt, user, started=True)
     tables, elsewhere = await playing_tables(rt, user.id)
+    if tables:
+        await presenter_of(context).prefer_private(user.id)
     for live in tables:
         presenter_of(context).back(live, user.id)
     if not tables and not elsewhere:

@@ -380,8 +380,11 @@ def render_group_hand(
     selection: frozenset[Card] | None = None,
     purpose: str = "lead",
     players: Sequence[Player] = (),
+    place: str | None = None,
 ) -> Screen:
-    """The hand shown in the group to its holder alone (an ephemeral message). The table's
+    """The hand shown in the group to its holder alone (an ephemeral message). ``place``:
+    where he chose to see it (``both``, ``group``), with the buttons that change it; None
+    for a player the bot cannot write to in private. The table's
     message is right above it, so it shows what is his: the trump and the bout, his card
     count, what he may do now and the clock, and the same buttons, with the same callback
     data, as the private hand (without the Mini App's, which Telegram allows in private
@@ -411,4 +414,14 @@ def render_group_hand(
         selection=selection,
         purpose=purpose,
     )
+    if keyboard is not None and place is not None and choice is None and selection is None:
+        t, v, codec = ctx.table_id, ctx.version, ctx.codec
+        if place == "group":
+            row = [Button.cb(tr(lang, "hand.btn.also_private"), codec, cb.Place(t, v, "both"))]
+        else:
+            row = [
+                Button.cb(tr(lang, "hand.btn.only_here"), codec, cb.Place(t, v, "group")),
+                Button.cb(tr(lang, "hand.btn.hide_here"), codec, cb.Place(t, v, "private")),
+            ]
+        keyboard = Keyboard.of([*keyboard.rows, row])
     return Screen(text, keyboard)

@@ -21,6 +21,7 @@ from .harness import (
     callback_buttons,
     hand_versions,
     kind_of,
+    query,
     replay_games,
     set_group_rules,
     snapshot,
@@ -294,3 +295,60 @@ async def test_ephemeral_messages_sharing_the_group_budget_still_converge(
         games = replay_games(db)
         assert len(games) == 1 and games[0].result is not None
         assert len(tg.rate_limited) <= 2, [c.method for c in tg.rate_limited]
+
+
+async def test_a_player_chooses_where_his_hand_shows(tmp_path: Path) -> None:
+    """Bob started the bot: his hand is in private, and in the group once he asks there.
+    "Not in private" leaves it in the group alone (his private message says where it went
+    and stays), "Also in private" brings the private one back, "Private only" takes the
+    group's away; the choice lasts."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2, language="en")
+        bob = table.users[1]
+        await set_group_rules(db, table.group.id, RULES)
+        async with bot_running(tg, db):
+            await table.seat_everyone()
+            hand = await my_cards(tg, table, db, bob)
+            hand = await current_in_group(tg, table, db, bob)
+
+            def place_button(message: FakeMessage, label: str) -> str:
+                found = [
+                    b.callback_data
+                    for row in message.buttons
+                    for b in row
+                    if label in b.text and b.callback_data
+                ]
+                assert found, f"no {label!r}: {message.buttons}"
+                return found[0]
+
+            private = table.hand(bob)
+            assert private is not None
+            await table.press(bob, hand, place_button(hand, "Not in private"))
+            await tg.wait_for(
+                lambda: "shown in the group now" in (private.plain_text or ""), timeout=10
+            )
+            assert not callback_buttons(private)
+            hand = await current_in_group(tg, table, db, bob)
+            edits = private.edit_count
+            st = stored(db, table.table_id)
+            assert st.game is not None
+            # a move by Ann: Bob's in-group hand follows, his private message does not
+            if 0 in st.game.to_act():
+                ann_hand = await table.current_hand(db, 0)
+                presses = table.legal_presses(ann_hand, st.game, 0)
+                await table.press(table.users[0], ann_hand, presses[0])
+                hand = await current_in_group(tg, table, db, bob)
+                await tg.settle(quiet=0.3)
+                assert private.edit_count == edits
+            await table.press(bob, hand, place_button(hand, "Also in private"))
+            await tg.wait_for(
+                lambda: hand_versions(table.hand(bob)) == {stored(db, table.table_id).version},
+                timeout=10,
+            )
+            hand = await current_in_group(tg, table, db, bob)
+            await table.press(bob, hand, place_button(hand, "Private only"))
+            await tg.wait_for(lambda: tg.ephemeral_messages(table.group, bob) == [], timeout=10)
+        kept = query(db, "SELECT value FROM bot_state WHERE key = ?", f"hand_place:{bob.id}")
+        assert kept == [("both",)]
+        assert tg.rate_limited == []
