@@ -707,6 +707,8 @@ class Presenter:
         out.forget(self._group_key(live))
         for seat in range(len(live.row.seats)):
             out.forget(self._hand_key(live, seat))
+            # the holder knows no in-group hand of it: each comes back with My cards
+            self.ingroup.forget(self._group_hand_key(live, seat))
             self._notified.pop((live.table_id, seat), None)
         self._waiting.pop(live.table_id, None)
         self._disarm(live)

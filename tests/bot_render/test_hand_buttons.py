@@ -58,3 +58,31 @@ def test_unplayable_cards_are_disabled_and_moves_are_coloured(lang: Lang, preset
                 }
                 assert shown == set(cards), "every card of the hand is on the keyboard"
     assert disabled_seen > 100 and playable_seen > 100
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_in_group_hand_fits_an_ephemeral_message(lang: Lang) -> None:
+    """At most 1024 characters (what editEphemeralMessageText takes), whatever the names
+    and the bout; the count of cards and the move are always there."""
+    from bot.render import render_group_hand
+    from bot.render.limits import visible_length
+
+    from .helpers import Player
+
+    names = [Player("Ж" * 200 + "&<>" * 50) for _ in range(6)]
+    rules = Rules.preset("podkidnoy", bout_limit=12, first_bout_limit=None)
+    for seed in range(2):
+        for game, _ in random_games(rules, 6, seed=seed):
+            if game.result is not None:
+                break
+            ctx = TableContext(2**40, 10**6, "Г" * 300, 86_400, (), "b" * 32, codec=CODEC)
+            for seat in range(6):
+                view = game.view(seat)
+                if view.public.roles[seat] == "out":
+                    continue
+                screen = render_group_hand(view, lang, ctx, players=names, place="both")
+                assert visible_length(screen.text) <= 1024
+                if view.hand:
+                    assert str(len(view.hand)) in screen.text
+                if view.actions and seat in view.public.to_act:
+                    assert "👉" in screen.text
