@@ -58,6 +58,7 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.Cancel(t, v),
         cb.Refresh(t, v),
         cb.MyCards(t, v),
+        cb.Place(t, v, "group"),
         cb.Rematch(t, v),
         cb.ReplayOpen(t, 12),
         cb.ReplayStep(t, 12, 345),
