@@ -263,3 +263,65 @@ async def test_a_text_too_long_for_telegram_is_cut_on_its_way_out() -> None:
     message, edit, answer = sent
     assert visible_length(message["text"]) <= MAX_TEXT and message["text"].endswith("…")
     assert len(edit["text"]) <= MAX_TEXT and len(answer["text"]) <= MAX_ANSWER
+
+
+async def ephemeral(p: Pacer, calls: Calls, user: int, method: str = "edit") -> Any:
+    """One ephemeral call to ``user`` in GROUP: an edit, or a send."""
+    if method == "edit":
+        data: dict[str, Any] = {"chat_id": GROUP, "receiver_user_id": user}
+        return await p.process_request(calls, (), {}, "editEphemeralMessageText", data, None)
+    data = {"chat_id": GROUP, "ephemeral_message_parameters": {"receiver_user_id": user}}
+    return await p.process_request(calls, (), {}, "sendMessage", data, None)
+
+
+async def test_each_player_s_ephemeral_messages_have_a_private_chat_s_budget() -> None:
+    """Telegram does not say how it paces ephemeral messages: each (group, receiver) pair
+    is paced like a private chat, apart from the group's own messages and each other."""
+    p = pacer(group_interval=5.0, group_burst=1)
+    assert p.ephemeral_budget(GROUP, PRIVATE) != p.ephemeral_budget(GROUP, OTHER) != GROUP
+    await request(p, Calls(), "editMessageText", GROUP)  # the group's one token is spent
+    start = asyncio.get_running_loop().time()
+    for user in (PRIVATE, OTHER):
+        for method in ("send", "edit", "edit"):  # a private chat's burst of three
+            await ephemeral(p, Calls(), user, method)
+    assert asyncio.get_running_loop().time() - start < AT_ONCE
+    assert p.delay(GROUP) > 1.0, "the group's budget was not touched by them"
+
+
+async def test_a_429_on_an_ephemeral_message_makes_the_group_s_share_its_budget() -> None:
+    """One flood wait is taken to mean the other reading: from then on the group's
+    ephemeral messages queue behind the group's budget, and wait as the group waits."""
+    p = pacer(group_interval=0.3, group_burst=1)
+    calls = Calls(floods=1)
+    assert await ephemeral(p, calls, PRIVATE) == {"ok": True}
+    assert len(calls.times) == 2 and calls.times[1] - calls.times[0] >= 1.0 - 1e-3
+    assert p.ephemeral_shared(GROUP) and not p.ephemeral_shared(GROUP - 1)
+    assert p.ephemeral_budget(GROUP, OTHER) == GROUP
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    await ephemeral(p, Calls(), OTHER)
+    await ephemeral(p, Calls(), PRIVATE)
+    assert loop.time() - start >= 0.3 - 1e-3, "they now take turns in the group's bucket"
+
+
+async def test_an_ephemeral_message_is_cut_to_1024_characters() -> None:
+    p = pacer()
+    seen: list[dict[str, Any]] = []
+
+    async def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        return {"ok": True}
+
+    for method, data in (
+        ("editEphemeralMessageText", {"chat_id": GROUP, "receiver_user_id": PRIVATE}),
+        (
+            "sendMessage",
+            {"chat_id": GROUP, "ephemeral_message_parameters": {"receiver_user_id": 1}},
+        ),
+    ):
+        data = {**data, "text": "ж" * 3000, "parse_mode": "HTML"}
+        await p.process_request(call, (), {}, method, data, None)
+        seen.append(data)
+    assert all(visible_length(d["text"]) <= 1024 for d in seen)
+    plain = {"chat_id": GROUP, "text": "ж" * 3000, "parse_mode": "HTML"}
+    await p.process_request(call, (), {}, "sendMessage", plain, None)
+    assert visible_length(plain["text"]) == 3000, "an ordinary message keeps its 4096"
