@@ -54,6 +54,21 @@ tables' press -> next actor's hand in the 10 s after it. With one process, the k
 is started again at once, as a supervisor would. ``--term`` restarts every process in
 turn a third of the way through (SIGTERM, wait for its exit, start it again, wait for its
 getMe, on to the next), and reports the longest pause any table saw meanwhile.
+
+``--in-group`` plays every hand inside the group (Bot API 10.2's ephemeral messages): no
+player starts the bot in private; each joins the lobby with Join in the group, and once
+the game has started presses "My cards" once on the group's table message, then plays by
+pressing the buttons of his latest in-group hand (``tg.last_ephemeral``). A player whose
+in-group hand is gone, or has not shown the table's current state for
+:data:`MY_CARDS_AGAIN` seconds, presses "My cards" again (counted and reported). "Press ->
+the next actor's hand" is then measured on the next actor's in-group hand: the first
+successful ephemeral send or edit to him whose buttons carry a newer state. Converged
+hands are read off ``tg.last_ephemeral``. ``--ephemeral-limits own|group`` sets the fake
+server's ``Limits(ephemeral=...)``: each (group, player) pair has a private chat's budget
+(own, the default), or the ephemeral calls share the group's 20 a minute (group).
+``--compare-hands`` runs two phases with the same tables, seconds and seed, each with
+its own fake server and bot process: private hands, then in-group hands; and prints their
+CPU per move, latencies, calls and 429s side by side at the end.
 """
 
 from __future__ import annotations
@@ -62,11 +77,13 @@ import argparse
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import gc
 import json
 import math
 import os
 import random
+import re
 import statistics
 import sys
 import tempfile
@@ -279,17 +296,79 @@ class Move:
     answered: float
 
 
-class Arrivals:
-    """When each chat showed what: read off the fake server's record of calls."""
+MY_CARDS_AGAIN = 5.0
+"""Seconds an in-group player waits for his hand to show the table's current state (or to
+come back, once gone) before he presses "My cards" again."""
 
-    def __init__(self, calls: list[ApiCall]) -> None:
+EPHEMERAL_DRAWS = ("sendMessage", "editEphemeralMessageText", "editEphemeralMessageReplyMarkup")
+"""The calls that show an in-group hand's content."""
+
+
+def json_param(value: object) -> object:
+    """A parameter as the fake server keeps it: parsed, or (to be safe) a JSON string."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return json.loads(value)
+    return value
+
+
+def ephemeral_receiver(call: ApiCall) -> int | None:
+    """The player an ephemeral call (send, edit, deletion) goes to; None for any other."""
+    if call.method == "sendMessage":
+        found = json_param(call.params.get("ephemeral_message_parameters"))
+        if isinstance(found, dict) and found.get("receiver_user_id") is not None:
+            return int(found["receiver_user_id"])
+        found = call.params.get("receiver_user_id")  # Bot API 10.2's own parameter
+        return int(found) if found is not None else None
+    if "Ephemeral" in call.method and call.params.get("receiver_user_id") is not None:
+        return int(call.params["receiver_user_id"])
+    return None
+
+
+def ephemeral_query(call: ApiCall) -> str | None:
+    """The callback query an ephemeral send was allowed by (a press on "My cards")."""
+    found = json_param(call.params.get("ephemeral_message_parameters"))
+    if isinstance(found, dict) and found.get("callback_query_id") is not None:
+        return str(found["callback_query_id"])
+    found = call.params.get("callback_query_id")
+    return str(found) if found is not None and call.method == "sendMessage" else None
+
+
+def method_label(call: ApiCall) -> str:
+    """A call's method, with an ephemeral sendMessage told apart from an ordinary one."""
+    if call.method == "sendMessage" and ephemeral_receiver(call) is not None:
+        return "sendMessage (ephemeral)"
+    return call.method
+
+
+class Arrivals:
+    """When each chat showed what: read off the fake server's record of calls. With
+    ``in_group``, the hands are the players' in-group hands (ephemeral messages in their
+    groups, keyed by the player's id) and their private chats are ignored."""
+
+    def __init__(self, calls: list[ApiCall], in_group: bool = False) -> None:
         self.hands: dict[int, list[tuple[float, int]]] = {}
         self.groups: dict[int, list[tuple[float, str]]] = {}
         for call in calls:
-            if call.method not in ("sendMessage", "editMessageText") or not call.applied:
+            if not call.applied:
+                continue
+            receiver = (
+                ephemeral_receiver(call)
+                if call.method == "sendMessage" or "Ephemeral" in call.method
+                else None
+            )
+            if receiver is not None:
+                if in_group and call.method in EPHEMERAL_DRAWS:
+                    versions = shown_versions(call.params)
+                    if versions:
+                        self.hands.setdefault(receiver, []).append((call.time, max(versions)))
+                continue
+            if call.method not in ("sendMessage", "editMessageText"):
                 continue
             chat = int(call.params.get("chat_id", 0))
             if chat > 0:
+                if in_group:
+                    continue
                 versions = shown_versions(call.params)
                 if versions:
                     self.hands.setdefault(chat, []).append((call.time, max(versions)))
@@ -463,6 +542,92 @@ class Pressed:
     """Its callback query's id."""
 
 
+@dataclass
+class MyCards:
+    """One press on "My cards" by an in-group player."""
+
+    query: str
+    time: float
+    user: int
+    why: str
+    """"first" (once the game started), "gone" (his hand disappeared) or "stale" (it did
+    not show the current state for :data:`MY_CARDS_AGAIN` seconds)."""
+    measured: bool
+
+
+@dataclass
+class Summary:
+    """A run's headline figures, for ``--compare-hands``."""
+
+    hands: str
+    tables: int
+    seconds: float
+    applied: int
+    cpu: float
+    felt: list[float]
+    answers: list[float]
+    calls: int
+    by_method: dict[str, int]
+    limited: dict[str, int]
+    stale_hands: int
+    stale_tables: int
+    again: int
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.applied / max(self.seconds, 1e-9)
+
+    @property
+    def cpu_per_move(self) -> float:
+        return self.cpu / max(self.applied, 1)
+
+
+def quantile(values: list[float], q: float) -> float:
+    if not values:
+        return math.nan
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
+def print_comparison(runs: list[Summary]) -> None:
+    """The phases of ``--compare-hands`` side by side."""
+    width = 26
+    print()
+    print("=" * 78)
+    print("private hands vs in-group hands, side by side")
+    print(f"{'':34}" + "".join(f"{r.hands:>{width}}" for r in runs))
+
+    def row(name: str, cells: list[str]) -> None:
+        print(f"{name:34}" + "".join(f"{c:>{width}}" for c in cells))
+
+    row("tables x measured seconds", [f"{r.tables} x {r.seconds:.0f} s" for r in runs])
+    row("applied moves (moves/s)", [f"{r.applied} ({r.moves_per_second:.1f}/s)" for r in runs])
+    row("bot CPU per move", [f"{r.cpu_per_move * 1000:.2f} ms" for r in runs])
+    row("bot CPU, % of one core", [f"{r.cpu / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs])
+    for label, pick in (
+        ("press -> next actor's hand", lambda r: r.felt),
+        ("press -> callback answer", lambda r: r.answers),
+    ):
+        print(label)
+        for name, q in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)):
+            row(f"  {name}", [f"{quantile(pick(r), q) * 1000:.0f} ms" for r in runs])
+    row("Bot API calls per move", [f"{r.calls / max(r.applied, 1):.2f}" for r in runs])
+    methods = sorted(
+        {m for r in runs for m in r.by_method},
+        key=lambda m: -max(r.by_method.get(m, 0) / max(r.applied, 1) for r in runs),
+    )
+    for method in methods:
+        row(f"  {method}", [f"{r.by_method.get(method, 0) / max(r.applied, 1):.2f}" for r in runs])
+    row("429s drawn", [str(sum(r.limited.values())) for r in runs])
+    row("hands not current after play", [str(r.stale_hands) for r in runs])
+    row("tables not current after play", [str(r.stale_tables) for r in runs])
+    row('"My cards" pressed again', [str(r.again) if r.hands != "private" else "-" for r in runs])
+    if len(runs) == 2 and runs[0].applied and runs[1].applied:
+        ratio = runs[1].cpu_per_move / max(runs[0].cpu_per_move, 1e-12)
+        print(f"bot CPU per move, in-group / private: {ratio:.2f}")
+    print("=" * 78)
+
+
 def drawers(calls: list[ApiCall], fleet: Fleet, table_of: dict[int, int]) -> dict[int, Member]:
     """The process that last drew each table (its group's table or one of its hands), as the
     fake server saw it: the table's owner, from outside."""
@@ -585,10 +750,14 @@ async def main(
     processes: int = 1,
     kill: str | None = None,
     term: bool = False,
-) -> None:
+    in_group: bool = False,
+    ephemeral: str = "own",
+) -> Summary:
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="durak-load-"))
-    fake_limits = Limits.telegram() if limits == "telegram" else Limits.off()
+    fake_limits = dataclasses.replace(
+        Limits.telegram() if limits == "telegram" else Limits.off(), ephemeral=ephemeral
+    )
     async with (
         bench_database(database, folder) as db,
         FakeTelegramServer(limits=fake_limits) as tg,
@@ -607,6 +776,15 @@ async def main(
             + (f" but {', '.join(bot_settings)}" if changed else "")
             + (f", {processes} processes" if processes > 1 else "")
         )
+        print(
+            "hands: "
+            + (
+                "in the group (ephemeral messages; nobody starts the bot in private), "
+                f"ephemeral limits {ephemeral!r}"
+                if in_group
+                else "in private chats"
+            )
+        )
         print(f"database: {db.about}")
         # the coach's viewers: users of the fake server (it gives the ids) whose finished
         # games are in the database before the bot opens it
@@ -624,7 +802,8 @@ async def main(
             for t in range(tables):
                 people = [await tg.create_user(f"{chr(65 + i)}{t}") for i in range(players)]
                 for user in people:
-                    await tg.start_bot(user)
+                    if not in_group:  # in the group, nobody ever opens the bot in private
+                        await tg.start_bot(user)
                 group = await tg.create_group(f"G{t}", members=people, creator=people[0])
                 await tg.send_command(people[0], group, "newgame")
                 groups.append((group, people))
@@ -658,10 +837,57 @@ async def main(
                 start = next(d for d in buttons(lobby) if d[1:].startswith("s."))
                 await (await tg.press(people[0], lobby, data=start)).answer(timeout=60)
             users = [u for _, people in groups for u in people]
+            measuring = False
+            asked_cards: list[MyCards] = []
+
+            def my_cards_button(group: object) -> tuple[object, str] | None:
+                """The group's newest message of the bot's with a "My cards" button."""
+                for message in reversed(tg.bot_messages(group)):  # type: ignore[arg-type]
+                    for data in buttons(message):
+                        if kind_of(data) == "H":
+                            return message, data
+                return None
+
+            async def press_my_cards(user: object, group: object, why: str) -> bool:
+                """He presses "My cards" on the group's table: his hand, in the group."""
+                found = my_cards_button(group)
+                if found is None:
+                    return False
+                message, data = found
+                began = tg.world.elapsed()
+                try:
+                    press = await tg.press(user, message, data=data)  # type: ignore[arg-type]
+                except (ValueError, LookupError):
+                    return False
+                asked_cards.append(MyCards(press.query_id, began, user.id, why, measuring))  # type: ignore[attr-defined]
+                with contextlib.suppress(TimeoutError):
+                    await press.answer(timeout=30)
+                return True
+
+            def hand_of(user: object, group: object) -> object:
+                """What the player plays from: his in-group hand, or his private chat's
+                newest message."""
+                if in_group:
+                    return tg.last_ephemeral(group, user)  # type: ignore[arg-type]
+                return tg.last_message(tg.private_chat(user))  # type: ignore[arg-type]
 
             def dealt() -> int:
-                return sum(1 for u in users if buttons(tg.last_message(tg.private_chat(u))))
+                return sum(1 for g, people in groups for u in people if buttons(hand_of(u, g)))
 
+            if in_group:
+                try:
+                    await tg.wait_for(
+                        lambda: all(my_cards_button(g) for g, _ in groups), timeout=120
+                    )
+                except TimeoutError:
+                    missing = sum(1 for g, _ in groups if my_cards_button(g) is None)
+                    print(f"after two minutes {missing} tables show no My cards; going on")
+
+                async def first_look(user: object, group: object) -> None:
+                    await asyncio.sleep(rng.uniform(0, 3.0))  # not all in the same instant
+                    await press_my_cards(user, group, "first")
+
+                await asyncio.gather(*(first_look(u, g) for g, people in groups for u in people))
             try:
                 await tg.wait_for(lambda: dealt() == len(users), timeout=120)
             except TimeoutError:
@@ -705,7 +931,6 @@ async def main(
                     looked[table] = (now, known[0])
                 return known
 
-            measuring = False
             made: list[Move] = []
             pressed: list[Pressed] = []
             texts: dict[str | None, int] = {}
@@ -725,23 +950,50 @@ async def main(
             ) -> None:
                 # people do not all sit down in the same instant
                 await asyncio.sleep(rng.uniform(0, think[1]))
+                stale_since: float | None = None
                 while time.monotonic() < stop:
-                    hand = tg.last_message(tg.private_chat(user))  # type: ignore[arg-type]
+                    hand = hand_of(user, group)
                     shown = buttons(hand)
                     data: list[str] = []
                     version, game = 0, None
-                    if shown:
-                        seen = Data.parse(shown[0]).version
+                    seen = Data.parse(shown[0]).version if shown else None
+                    if seen is not None:
                         version, game = await stored_game(table, fresh=False)
                         if game is not None and version == seen and seat in game.to_act():
                             version, game = await stored_game(table)
                             if game is not None and version == seen and seat in game.to_act():
                                 data = sensible(shown, game, seat)
+                    if in_group and not data:
+                        # his hand is gone, or lags behind the table: after a while, he
+                        # presses "My cards" again
+                        if seen is None:
+                            version, game = await stored_game(table, fresh=False)
+                        behind = (
+                            game is not None
+                            and seat not in game.public_view().finish_order
+                            and (seen is None or seen < version)
+                        )
+                        now = time.monotonic()
+                        if not behind:
+                            stale_since = None
+                        elif stale_since is None:
+                            stale_since = now
+                        elif now - stale_since >= MY_CARDS_AGAIN:
+                            why = "gone" if hand is None else "stale"
+                            await press_my_cards(user, group, why)
+                            stale_since = time.monotonic()
+                    elif data:
+                        stale_since = None
                     if not data:
                         await asyncio.sleep(0.2)  # not his move, or the hand is catching up
                         continue
                     began = tg.world.elapsed()
-                    press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
+                    try:
+                        press = await tg.press(user, hand, data=rng.choice(data))  # type: ignore[arg-type]
+                    except (ValueError, LookupError):
+                        # the in-group hand went (a newer one took its place) as he pressed
+                        await asyncio.sleep(0.2)
+                        continue
                     try:
                         ans = await press.answer(timeout=30)
                     except TimeoutError:
@@ -981,8 +1233,57 @@ async def main(
             report_costs(db.kind, costs[0], costs[1], applied, elapsed, cpu)
             # the bot catches up, then every hand and table must show its current state
             tg.set_faults(None)
+
+            async def not_current(arrivals_now: Arrivals) -> tuple[int, int, list[str]]:
+                """Hands and tables that do not show their table's stored state (and a
+                few of the hands, said)."""
+                stale_hands = stale_tables = 0
+                said: list[str] = []
+                for table, (group, people) in zip(table_ids, groups, strict=True):
+                    version, game = await stored_game(table)
+                    if game is None:
+                        continue  # finished: its end is another message
+                    message_id = await db.value(
+                        "SELECT group_message_id FROM tables WHERE table_id = ?", table
+                    )
+                    message = tg.message(group, message_id) if message_id else None
+                    lines = fingerprint(game, names[table])
+                    if message is None or not all(line in (message.text or "") for line in lines):
+                        stale_tables += 1
+                    for seat, user in enumerate(people):
+                        if seat in game.public_view().finish_order:
+                            continue
+                        hand = hand_of(user, group)
+                        if hand_versions(hand) != {version}:  # type: ignore[arg-type]
+                            stale_hands += 1
+                            if len(said) < 5:
+                                sent = arrivals_now.hands.get(user.id, [])  # type: ignore[attr-defined]
+                                said.append(
+                                    f"table {table} seat {seat} (user {user.id}): "  # type: ignore[attr-defined]
+                                    f"stored v{version}, "
+                                    + (
+                                        f"hand shows {sorted(hand_versions(hand))}"  # type: ignore[arg-type]
+                                        if hand is not None
+                                        else "no hand visible"
+                                    )
+                                    + (
+                                        f", last drawn v{sent[-1][1]} "
+                                        f"{tg.world.elapsed() - sent[-1][0]:.1f} s ago"
+                                        if sent
+                                        else ", never drawn"
+                                    )
+                                )
+                return stale_hands, stale_tables, said
+
             await asyncio.sleep(15.0)
-            arrivals = Arrivals(tg.calls)
+            arrivals = Arrivals(tg.calls, in_group=in_group)
+            looks = [await not_current(arrivals)]
+            if in_group and (looks[0][0] or looks[0][1]):
+                # ephemeral messages that share the group's budget may take longer: a
+                # second look, and the latencies below count what came meanwhile
+                await asyncio.sleep(30.0)
+                arrivals = Arrivals(tg.calls, in_group=True)
+                looks.append(await not_current(arrivals))
             lost = {"next actor": 0, "own hand": 0, "group": 0}
             felt: dict[str, list[float]] = {"next actor": [], "own hand": [], "group": []}
             answers = [m.answered for m in made]
@@ -1052,7 +1353,8 @@ async def main(
             by_method: dict[str, int] = {}
             for call in measured:
                 if call.method != "getUpdates":
-                    by_method[call.method] = by_method.get(call.method, 0) + 1
+                    label = method_label(call)
+                    by_method[label] = by_method.get(label, 0) + 1
             print(
                 "  by method, per move:",
                 {
@@ -1061,11 +1363,13 @@ async def main(
                 },
             )
             print(f"429s drawn: {len(tg.rate_limited)}; faults served: {len(tg.faulted)}")
+            kinds: dict[str, int] = {}
             if tg.rate_limited:
-                kinds: dict[str, int] = {}
                 for call in tg.rate_limited:
                     chat = call.params.get("chat_id")
                     where = "a group" if isinstance(chat, int) and chat < 0 else "a private chat"
+                    if ephemeral_receiver(call) is not None:
+                        where = "a group, ephemeral"
                     member = fleet.member_of(call)
                     key = f"{call.method} in {where}" + (
                         f" by process {member.index}"
@@ -1079,6 +1383,8 @@ async def main(
                     f"  429s in {chats} chats, {min(when):.1f}-{max(when):.1f} s into the "
                     f"measured time: {kinds}"
                 )
+                counts = [c.retry_after or 0 for c in tg.rate_limited]
+                print(f"  retry_after: max {max(counts)} s, {sum(counts)} s in all")
             lags.sort()
             if lags:
                 print(
@@ -1087,37 +1393,44 @@ async def main(
                 )
             print(f"bot memory per table {per_table / 1024:.0f} KB")
             print("answers:", texts)
-            stale_hands = stale_tables = 0
-            for table, (group, people) in zip(table_ids, groups, strict=True):
-                version, game = await stored_game(table)
-                if game is None:
-                    continue  # finished: its end is another message
-                message_id = await db.value(
-                    "SELECT group_message_id FROM tables WHERE table_id = ?", table
+
+            where = "in-group " if in_group else ""
+            print(
+                f"after play stopped (15 s later): {looks[0][0]} {where}hands and "
+                f"{looks[0][1]} tables not current"
+            )
+            for line in looks[0][2]:
+                print(f"  {line}")
+            if len(looks) > 1:
+                print(
+                    f"  45 s after play stopped: {looks[1][0]} in-group hands and "
+                    f"{looks[1][1]} tables not current"
                 )
-                message = tg.message(group, message_id) if message_id else None
-                lines = fingerprint(game, names[table])
-                if message is None or not all(line in (message.text or "") for line in lines):
-                    stale_tables += 1
-                for seat, user in enumerate(people):
-                    if seat in game.public_view().finish_order:
-                        continue
-                    if hand_versions(tg.last_message(tg.private_chat(user))) != {version}:  # type: ignore[arg-type]
-                        stale_hands += 1
-            print(f"after play stopped: {stale_hands} hands and {stale_tables} tables not current")
+                for line in looks[1][2]:
+                    print(f"    {line}")
+            stale_hands, stale_tables, _ = looks[-1]
             strays = 0
-            for _, people in groups:
+            for group, people in groups:
                 for user in people:
-                    chat = tg.private_chat(user)
-                    last = tg.last_message(chat)
+                    if in_group:
+                        seen = tg.ephemeral_messages(group, user)  # type: ignore[arg-type]
+                    else:
+                        seen = tg.messages(tg.private_chat(user), from_bot=True)  # type: ignore[arg-type]
+                    last = seen[-1] if seen else None
                     strays += sum(
                         1
-                        for m in tg.messages(chat, from_bot=True)
+                        for m in seen
                         if m is not last
                         and not m.deleted
                         and any(kind_of(b.callback_data or "") == "t" for b in m.button_list)
                     )
             print(f"old copies of a hand with live card buttons: {strays}")
+            if in_group:
+                report_my_cards(asked_cards, tg.calls, marks["at"])
+                ids = {u.id for u in users}  # type: ignore[attr-defined]
+                private = sum(1 for c in tg.calls if c.params.get("chat_id") in ids)
+                print(f"calls to the players' private chats: {private}")
+            report_bot_log(fleet)
             print(
                 f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
             )
@@ -1126,6 +1439,76 @@ async def main(
                 report_reviews(
                     windows, made, arrivals, tg.calls, asked, await reviews_made(), lagged
                 )
+            return Summary(
+                hands="in-group" if in_group else "private",
+                tables=tables,
+                seconds=elapsed,
+                applied=applied,
+                cpu=cpu,
+                felt=felt["next actor"],
+                answers=answers,
+                calls=calls,
+                by_method=by_method,
+                limited=kinds,
+                stale_hands=stale_hands,
+                stale_tables=stale_tables,
+                again=sum(1 for a in asked_cards if a.why != "first"),
+            )
+
+
+def report_my_cards(asked: list[MyCards], calls: list[ApiCall], began: float) -> None:
+    """How often the in-group players pressed "My cards", and how soon the hand came."""
+    sent: dict[str, float] = {}
+    for call in calls:
+        if call.method == "sendMessage" and call.applied:
+            query = ephemeral_query(call)
+            if query is not None and query not in sent:
+                sent[query] = call.time
+    for why, label in (
+        ("first", "once the game started"),
+        ("gone", "again, his hand gone"),
+        ("stale", f"again, his hand behind for {MY_CARDS_AGAIN:.0f} s"),
+    ):
+        these = [a for a in asked if a.why == why]
+        if not these and why != "first":
+            print(f'"My cards" pressed {label}: 0')
+            continue
+        waits = [sent[a.query] - a.time for a in these if a.query in sent]
+        inside = sum(1 for a in these if a.measured)
+        print(
+            f'"My cards" pressed {label}: {len(these)} ({inside} in the measured time); '
+            f"press -> his hand sent {percentiles(waits)}; {len(these) - len(waits)} never sent"
+        )
+    again = [a for a in asked if a.why != "first" and a.measured]
+    if again:
+        first = min(a.time for a in again) - began
+        last = max(a.time for a in again) - began
+        print(
+            f"  pressed again by {len({a.user for a in again})} players, "
+            f"{first:.1f}-{last:.1f} s into the measured time"
+        )
+
+
+def report_bot_log(fleet: Fleet) -> None:
+    """What the bot wrote (it logs warnings and errors only): how much, and the first few
+    lines of each kind."""
+    lines = [
+        line for m in fleet.members if m.bot is not None for line in m.bot.lines if line.strip()
+    ]
+    kinds: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for line in lines:
+        level = next(
+            (w for w in ("CRITICAL", "ERROR", "WARNING", "Traceback") if w in line), "other"
+        )
+        kinds[level] = kinds.get(level, 0) + 1
+        # the same message about another chat is the same kind
+        key = re.sub(r"-?\d+", "#", " ".join(line.split()[2:]))[:70]
+        if level != "other" and key not in first and len(first) < 8:
+            first[key] = line
+    print(f"the bot's log: {len(lines)} lines {kinds or ''}")
+    for line in first.values():
+        print(f"  {line[:300]}")
 
 
 async def report_kill(
@@ -1321,6 +1704,27 @@ if __name__ == "__main__":
         action="store_true",
         help="a third of the way through, restart every process in turn with SIGTERM",
     )
+    parser.add_argument(
+        "--in-group",
+        action="store_true",
+        help="every player plays through his hand in the group (an ephemeral message "
+        'shown to him alone, opened with "My cards"); nobody starts the bot in private',
+    )
+    parser.add_argument(
+        "--ephemeral-limits",
+        choices=("own", "group"),
+        default="own",
+        help="the fake server's flood control of ephemeral messages: each (group, player) "
+        "pair a private chat's budget (own, the default), or the group's 20 a minute shared "
+        "with its other messages (group)",
+    )
+    parser.add_argument(
+        "--compare-hands",
+        action="store_true",
+        help="two phases, each with its own fake server and bot: private hands, then "
+        "in-group hands (same tables, seconds and seed); their CPU per move and latencies "
+        "side by side at the end",
+    )
     args = parser.parse_args()
     if any("=" not in item for item in args.bot_setting):
         parser.error("--bot-setting takes NAME=VALUE")
@@ -1330,22 +1734,38 @@ if __name__ == "__main__":
         parser.error("several processes make one bot only on PostgreSQL: give --database")
     if args.reviews and (args.processes > 1 or args.kill or args.term):
         parser.error("--reviews measures one process that runs throughout")
-    asyncio.run(
-        main(
-            args.tables,
-            args.players,
-            args.seconds,
-            args.warmup,
-            args.seed,
-            tuple(args.think),
-            args.limits,
-            args.faults,
-            args.flood,
-            args.reviews,
-            tuple(args.bot_setting),
-            args.database,
-            args.processes,
-            args.kill,
-            args.term,
+    if args.compare_hands and (args.in_group or args.reviews or args.kill or args.term):
+        parser.error("--compare-hands runs a private and an in-group phase of plain play")
+
+    def run(in_group: bool) -> Summary:
+        return asyncio.run(
+            main(
+                args.tables,
+                args.players,
+                args.seconds,
+                args.warmup,
+                args.seed,
+                tuple(args.think),
+                args.limits,
+                args.faults,
+                args.flood,
+                args.reviews,
+                tuple(args.bot_setting),
+                args.database,
+                args.processes,
+                args.kill,
+                args.term,
+                in_group=in_group,
+                ephemeral=args.ephemeral_limits,
+            )
         )
-    )
+
+    if args.compare_hands:
+        summaries = []
+        for phase, in_group in enumerate((False, True), 1):
+            print(f"--- phase {phase} of 2: {'in-group' if in_group else 'private'} hands ---")
+            summaries.append(run(in_group))
+            print()
+        print_comparison(summaries)
+    else:
+        run(args.in_group)
