@@ -126,6 +126,8 @@ def _user(text: str | None) -> WebAppUser:
         data: Any = json.loads(text)
     except ValueError:
         raise AuthError("bad_user", "not JSON") from None
+    except RecursionError:
+        raise AuthError("bad_user", "nested too deep") from None
     if not isinstance(data, dict):
         raise AuthError("bad_user", "not an object")
     uid, first = data.get("id"), data.get("first_name")

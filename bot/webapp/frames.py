@@ -102,6 +102,10 @@ def parse(text: str | bytes) -> ClientFrame:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError):
         raise FrameError("not JSON") from None
+    except RecursionError:
+        # a few thousand brackets nest deeper than the parser recurses: malformed, said
+        # as the protocol says it, not a traceback and a broken socket
+        raise FrameError("nested too deep") from None
     if not isinstance(data, dict):
         raise FrameError("not a JSON object")
     kind = data.get("t")

@@ -223,3 +223,13 @@ def test_the_language_a_refused_init_data_claims() -> None:
     for raw in ("", None, 5, "user=%7B", "a=1&a=2", urlencode(fields(user='{"id": 1}'))):
         assert claimed_language(raw) is None, raw
     assert claimed_language(urlencode(fields(user='{"id": 1, "first_name": "X"}'))) is None
+
+
+def test_the_language_of_a_refused_init_data_is_read_without_a_crash() -> None:
+    """A hostile page's unsigned user nested thousands deep: no language, no traceback."""
+    raw = "user=" + "[" * 2000 + "]" * 2000  # brackets need no escape in a query string
+    assert len(raw + "&hash=" + "0" * 64) <= 4096
+    assert claimed_language(raw) is None
+    with pytest.raises(AuthError) as caught:
+        check(raw + "&hash=" + "0" * 64)
+    assert caught.value.reason in ("bad_hash", "bad_user")

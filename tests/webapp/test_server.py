@@ -111,6 +111,12 @@ def test_frames_are_read_at_the_boundary() -> None:
     with pytest.raises(f.FrameError) as caught:
         f.parse('{"t": "ping", "x": "' + "é" * 2048 + '"}')
     assert caught.value.code == 1009, "the limit is in bytes"
+    # nested deeper than the parser recurses, within the size limit: malformed, not a crash
+    for deep in ("[" * 2000 + "]" * 2000, '{"t": "ping", "x": ' + "[" * 2030 + "]" * 2030 + "}"):
+        assert len(deep) <= f.MAX_FRAME
+        with pytest.raises(f.FrameError) as caught:
+            f.parse(deep)
+        assert caught.value.code == 1008
 
 
 def test_the_bucket_lets_a_person_through_and_stops_a_flood() -> None:
