@@ -305,7 +305,9 @@ def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str
     live = scene.live
     game = live.game
     if live.row.status == TableStatus.CANCELLED:
-        return {"text": plain(r.render_cancelled(lang)), "durak": []}, []
+        # what comes next, where a new game is opened
+        after = tr(lang, "end.cancelled_next_solo" if live.solo else "end.cancelled_next")
+        return {"text": plain(f"{r.render_cancelled(lang)}\n{after}"), "durak": []}, []
     if game is None or game.result is None:
         return None, []
     result = game.result
@@ -359,6 +361,10 @@ def state_frame(
             frame["lobby"], frame["buttons"] = _lobby(scene, lang)
         else:
             frame["end"], frame["buttons"] = _end(scene, lang)
+        return frame
+    if status == TableStatus.CANCELLED:
+        # nothing of the stopped game stays on the page: no turn line, no roles, no hand
+        frame["end"], frame["buttons"] = _end(scene, lang)
         return frame
     table = scene.shared.get(lang)
     if table is None:

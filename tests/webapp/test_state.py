@@ -191,8 +191,11 @@ def test_the_end_and_a_cancelled_table() -> None:
     assert all(c["press"] is None for c in shown["hand"]["cards"])
     assert shown["table"]["deadline_ms"] is None
     cancelled = frame(live_of(two_on_the_table(), TableStatus.CANCELLED), 1)
-    assert cancelled["end"]["text"] == "🛑 The game was cancelled."
+    assert cancelled["end"]["text"] == (
+        "🛑 The game was cancelled.\n/newgame in the group opens a new table."
+    )
     assert cancelled["buttons"] == [] and cancelled["hand"] is None
+    assert cancelled["table"] is None, "no turn line, no roles of a game that stopped"
 
 
 def test_plain_takes_the_html_off() -> None:

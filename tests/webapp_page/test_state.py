@@ -294,3 +294,39 @@ async def test_the_hand_is_fanned_in_rows_in_order(open_page: OpenPage, server: 
             assert len({top for _, _, top in row}) == 1, row
             lefts = [left for _, left, _ in row]
             assert lefts == sorted(set(lefts)), row
+
+
+async def test_a_draw_and_a_cancel_show_no_null_and_the_lines_as_written(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    """A draw has no durak, a cancelled table no tally and no table: nothing empty is
+    printed as "null"; the server's line breaks stay line breaks."""
+    async with open_page() as tp:
+        peer, _ = await server.hello()
+        draw = frames.finished(90)
+        draw["end"] = {"text": "🤝 A draw!\nNobody is the durak.", "durak": []}
+        await show(tp, peer, draw)
+        page = tp.page
+        end = page.locator("[data-role=end]")
+        await expect(end).to_be_visible()
+        text = await end.inner_text()
+        assert "null" not in text and "undefined" not in text, text
+        assert "A draw!\nNobody is the durak." in text, "the line break is kept"
+        cancelled = frames.with_version(frames.finished(91), 91)
+        cancelled.update(
+            status="cancelled",
+            table=None,
+            tally=None,
+            buttons=[],
+            end={
+                "text": "🛑 The game was cancelled.\n/newgame in the group opens a new table.",
+                "durak": [],
+            },
+        )
+        await show(tp, peer, cancelled)
+        await expect(end).to_contain_text("/newgame in the group")
+        body = await page.locator("body").inner_text()
+        assert "null" not in body and "undefined" not in body, body
+        await expect(page.locator("[data-role=table]")).to_be_hidden()
+        await expect(page.locator("[data-role=status]")).to_have_text("")
+        assert "cancelled.\n/newgame" in await end.inner_text()

@@ -30,6 +30,13 @@ function setAttrs(el, attrs) {
   }
 }
 
+/** Replaces el's children, leaving out the empty ones (null, undefined, false): the DOM's
+ * own replaceChildren would print them as the words "null" and "undefined". */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}
+
 /** The element of a data-role inside the page. */
 export function role(name, root = document) {
   return root.querySelector(`[data-role="${name}"]`);

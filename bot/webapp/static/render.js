@@ -2,7 +2,7 @@
 // everything; the page shows what it is sent and turns taps into presses.
 
 import { cardBack, drawCard, suitIcon, tableCard } from "./cards.js";
-import { h, rich, role, show } from "./dom.js";
+import { fill, h, rich, role, show } from "./dom.js";
 import { word } from "./words.js";
 
 const HAND_ROW = 8;
@@ -42,7 +42,7 @@ function renderTable(table, t) {
 
   const players = role("players");
   players.setAttribute("aria-label", t("players"));
-  players.replaceChildren(...(table.players ?? []).map((p) =>
+  fill(players, ...(table.players ?? []).map((p) =>
     h("li", {
       class: ["player", `role-${p.role ?? "none"}`, p.acting && "acting", p.you && "you"].filter(Boolean).join(" "),
       "data-seat": p.seat,
@@ -54,7 +54,7 @@ function renderTable(table, t) {
   // the stock: the deck face down with the trump under it, face up
   const stock = role("stock");
   const count = table.stock ?? 0;
-  stock.replaceChildren(
+  fill(stock,
     count > 0 ? cardBack("pile") : h("div", { class: "card empty" }),
     h("span", { class: "label" }, t("stock")),
     h("b", { class: "value" }, String(count)));
@@ -74,14 +74,14 @@ function renderTable(table, t) {
   trump.dataset.suit = table.trump_suit ?? "";
   trump.title = t(table.trump_suit ? "trump" : "no_trump");
   const discard = role("discard");
-  discard.replaceChildren(
+  fill(discard,
     cardBack(table.discard > 0 ? "mini" : "mini none"),
     h("span", { class: "label" }, t("discard")),
     h("b", { class: "value" }, String(table.discard ?? 0)));
 
   const pairs = role("pairs");
   pairs.setAttribute("aria-label", t("table"));
-  pairs.replaceChildren(...(table.pairs ?? []).map((pair) =>
+  fill(pairs, ...(table.pairs ?? []).map((pair) =>
     h("div", { class: pair.cover ? "pair covered" : "pair" },
       tableCard(pair.attack, { "data-table-card": pair.attack.code }, { trump: isTrump(pair.attack, table.trump_suit) }),
       pair.cover
@@ -103,7 +103,7 @@ function renderLobby(lobby) {
   show(section, Boolean(lobby));
   if (!lobby) return;
   const names = lobby.players ?? [];
-  section.replaceChildren(
+  fill(section,
     lobby.rules ? h("p", { class: "rules" }, lobby.rules) : null,
     h("ol", { class: "seated" }, names.map((name, seat) =>
       h("li", { "data-seat": seat }, h("span", { class: "avatar" }, initial(name)), h("span", { class: "name" }, name)))),
@@ -119,7 +119,7 @@ function renderEnd(end, tally, t) {
   show(section, Boolean(end));
   if (!end) return;
   const durak = new Set(end.durak ?? []);
-  section.replaceChildren(
+  fill(section,
     rich(h("p", { class: "end-text" }), end.text ?? ""),
     durak.size ? h("p", { class: "durak" }, [...durak].map((name) => h("span", { class: "durak-name" }, name))) : null,
     tally?.length ? tallyList(tally, t) : null,
@@ -141,7 +141,7 @@ function renderChoice(choice, ctx) {
   }
   const buttons = h("div", { class: "buttons" });
   renderButtons(buttons, choice.buttons ?? [], ctx);
-  section.replaceChildren(rich(h("p", { class: "prompt" }), choice.prompt ?? ""), buttons);
+  fill(section, rich(h("p", { class: "prompt" }), choice.prompt ?? ""), buttons);
 }
 
 function renderHand(hand, trumpSuit, t, ctx) {
@@ -181,7 +181,7 @@ function renderHand(hand, trumpSuit, t, ctx) {
 }
 
 function renderButtons(container, buttons, ctx) {
-  container.replaceChildren(...buttons.map((button) => {
+  fill(container, ...buttons.map((button) => {
     const el = h("button", {
       type: "button",
       "data-action": button.action,
@@ -197,10 +197,10 @@ function renderButtons(container, buttons, ctx) {
 function renderLog(recent, tally, t) {
   const section = role("log");
   const list = role("recent");
-  list.replaceChildren(...recent.map((line) => rich(h("li"), line)));
+  fill(list, ...recent.map((line) => rich(h("li"), line)));
   role("recent-title").textContent = t("recent");
   show(role("recent-box"), recent.length > 0);
   const box = role("tally-box");
-  box.replaceChildren(...(tally?.length ? [tallyList(tally, t)] : []));
+  fill(box, ...(tally?.length ? [tallyList(tally, t)] : []));
   show(section, recent.length > 0 || Boolean(tally?.length));
 }
