@@ -32,7 +32,6 @@ group's ephemeral messages share the group's budget, and from then on they queue
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable
@@ -45,6 +44,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
 from bot.sender import Content
+from bot.tasks import cancel_all, settle
 
 __all__ = ["EPHEMERAL_WINDOW", "InGroupHands"]
 
@@ -223,27 +223,19 @@ class InGroupHands:
         """Whether this group's ephemeral messages were found to share its budget."""
         return self._pacer is not None and self._pacer.ephemeral_shared(chat_id)
 
+    def _busy(self) -> list[asyncio.Task[None]]:
+        workers = [h.worker for h in self._hands.values() if h.worker is not None]
+        return [*workers, *self._cleanups]
+
     async def flush(self, timeout: float = 30.0) -> None:
         """Wait until every hand shows its latest content (for shutdown and tests)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            busy = [h.worker for h in self._hands.values() if h.worker and not h.worker.done()]
-            busy += [t for t in self._cleanups if not t.done()]
-            if not busy:
-                return
-            await asyncio.wait(busy, timeout=max(0.0, deadline - time.monotonic()))
+        await settle(self._busy, timeout)
 
     async def close(self) -> None:
         """Finish what is wanted (briefly), then stop."""
         await self.flush(timeout=5.0)
         self._closed = True
-        tasks = [h.worker for h in self._hands.values() if h.worker and not h.worker.done()]
-        tasks += [t for t in self._cleanups if not t.done()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_all(self._busy())
 
     # ------------------------------------------------------------------ the worker
 

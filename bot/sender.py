@@ -32,11 +32,9 @@ Telegram's troubles are handled here, where the wanted content is known:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 import random
-import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Final
@@ -47,6 +45,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
 from bot.render import Keyboard, Screen, plain_clocks, reply_markup
+from bot.tasks import cancel_all, settle
 
 __all__ = ["Content", "Priority", "Publisher"]
 
@@ -283,31 +282,26 @@ class Publisher:
         )
         self._keep(task)
 
+    def _workers(self) -> list[asyncio.Task[None]]:
+        return [s.worker for s in self._slots.values() if s.worker is not None]
+
     async def flush(self, timeout: float = 30.0) -> None:
         """Wait until every slot shows its latest content (for shutdown and tests)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            busy: list[asyncio.Task[None]] = [
-                s.worker for s in self._slots.values() if s.worker and not s.worker.done()
-            ]
-            busy += [t for t in self._cleanups if not t.done()]
-            busy += [t for t in self._migrating.values() if not t.done()]
-            busy += [t for t in self._topics_gone.values() if not t.done()]
-            if not busy:
-                return
-            await asyncio.wait(busy, timeout=max(0.0, deadline - time.monotonic()))
+        await settle(
+            lambda: [
+                *self._workers(),
+                *self._cleanups,
+                *self._migrating.values(),
+                *self._topics_gone.values(),
+            ],
+            timeout,
+        )
 
     async def close(self) -> None:
         """Finish what is wanted (briefly), then stop."""
         await self.flush(timeout=5.0)
         self._closed = True
-        tasks = [s.worker for s in self._slots.values() if s.worker and not s.worker.done()]
-        tasks += [t for t in self._cleanups if not t.done()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_all([*self._workers(), *self._cleanups])
         for slot in self._slots.values():
             if slot.once is not None and not slot.once.done():
                 slot.once.set_result(None)

@@ -330,6 +330,33 @@ def hand_keyboard(
     return _normal_keyboard(view, lang, ctx)
 
 
+def _asks(
+    view: SeatView,
+    players: Sequence[Player],
+    lang: Lang,
+    ctx: TableContext,
+    choice: Choice | None,
+    selection: frozenset[Card] | None,
+    purpose: str,
+    *,
+    gap: bool,
+) -> list[str]:
+    """A hand's lines below the table: how many cards he holds, what he may do now (with
+    the clock), and the open choice or selection (after a blank line if ``gap``)."""
+    lines = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
+    lines += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
+    public = view.public
+    if public.phase == "over" or public.roles[view.seat] == "out":
+        return lines
+    before = [""] if gap else []
+    if choice is not None:
+        lines += [*before, tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card))]
+    elif selection is not None:
+        shown = card_list(c for c in view.hand if c in selection) or "—"
+        lines += [*before, tr(lang, f"hand.select.{purpose}", cards=shown)]
+    return lines
+
+
 def render_hand(
     view: SeatView,
     players: Sequence[Player],
@@ -349,16 +376,7 @@ def render_hand(
     public = view.public
     head = [title_line(lang, rules, ctx.group_title), trump_line(public, lang)]
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
-    footer = [tr(lang, "hand.count", n=len(view.hand))] if view.hand else []
-    footer += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
-    over = public.phase == "over" or public.roles[view.seat] == "out"
-    if over:
-        pass
-    elif choice is not None:
-        footer += ["", tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card))]
-    elif selection is not None:
-        shown = card_list(c for c in view.hand if c in selection) or "—"
-        footer += ["", tr(lang, f"hand.select.{purpose}", cards=shown)]
+    footer = _asks(view, players, lang, ctx, choice, selection, purpose, gap=True)
     keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
     events = event_lines(
         ctx.events, players, lang, public.trump, limit=events_shown, declared=dict(public.declared)
@@ -391,17 +409,7 @@ def render_group_hand(
     chats only). At most :data:`GROUP_HAND_MAX` characters."""
     public = view.public
     lines = [trump_line(public, lang), *bout_lines(public, lang), ""]
-    if view.hand:
-        lines.append(tr(lang, "hand.count", n=len(view.hand)))
-    lines += prompt_lines(view, players, lang, ctx.seconds_left, ctx.deadline)
-    over = public.phase == "over" or public.roles[view.seat] == "out"
-    if over:
-        pass
-    elif choice is not None:
-        lines.append(tr(lang, f"hand.choice.{choice.kind}", card=card_text(choice.card)))
-    elif selection is not None:
-        shown = card_list(c for c in view.hand if c in selection) or "—"
-        lines.append(tr(lang, f"hand.select.{purpose}", cards=shown))
+    lines += _asks(view, players, lang, ctx, choice, selection, purpose, gap=False)
     text = "\n".join(lines)
     if visible_length(text) > GROUP_HAND_MAX:
         text = "\n".join(lines[: 1 if public.table else 0] + lines[lines.index("") :])
