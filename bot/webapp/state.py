@@ -46,10 +46,14 @@ TEXT_KEYS: Final = (
     "players",
     "spectator",
     "reconnecting",
+    "you",
+    "partner",
 )
 """The page's words of the table (``webapp.<key>`` in the catalogs), sent in every state:
 the page looks each up in a state's ``texts`` (PROTOCOL.md), its own copy before the first."""
 EVENTS_SHOWN: Final = 5
+TEAM_LETTERS: Final = "ABC"
+"""A team's letter, as the chat's table names it (``team A``)."""
 
 _TAG: Final = re.compile(r"<[^>]*>")
 
@@ -134,13 +138,21 @@ def _table(scene: Scene, public: PublicView, lang: Lang, me: int | None) -> dict
     seats = []
     for seat in range(public.players):
         role = public.roles[seat]
+        words = role_words(public, seat, lang)
+        team = None
+        if public.teams is not None:
+            words = words[:-1]  # the team is a badge of its own
+            team = TEAM_LETTERS[public.teams[seat] % len(TEAM_LETTERS)]
         seats.append(
             {
                 "seat": seat,
                 "name": _name(players, seat),
                 "cards": public.hand_sizes[seat],
                 "role": "taking" if role == "defender" and public.taking else role,
-                "role_text": plain(" · ".join(role_words(public, seat, lang))),
+                "role_text": plain(" · ".join(words)),
+                "team": team,
+                "team_text": plain(tr(lang, "table.team", team=team)) if team else None,
+                "partner": False,
                 "you": seat == me,
                 "acting": playing and seat in acting,
             }
@@ -369,7 +381,17 @@ def state_frame(
     table = scene.shared.get(lang)
     if table is None:
         table = scene.shared[lang] = _table(scene, game.public_view(), lang, None)
-    players = [{**p, "you": p["seat"] == seat} for p in table["players"]]
+    mine = None
+    if seat is not None and seat < len(table["players"]):
+        mine = table["players"][seat]["team"]
+    players = [
+        {
+            **p,
+            "you": p["seat"] == seat,
+            "partner": mine is not None and p["seat"] != seat and p["team"] == mine,
+        }
+        for p in table["players"]
+    ]
     frame["table"] = {**table, "players": players}
     if seat is not None and seat < game.n and status != TableStatus.CANCELLED:
         hand, pending, buttons = _hand(scene, game.view(seat), lang, private)

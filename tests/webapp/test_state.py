@@ -17,8 +17,14 @@ CODEC = cb.CallbackCodec(b"k" * 32)
 RULES = Rules.preset("podkidnoy")
 
 
-def live_of(game: Game | None, status: TableStatus = TableStatus.PLAYING, version: int = 5) -> Live:
-    seats = (Seat.human(1, "Ann"), Seat.human(2, "Вика <b>&"))
+def live_of(
+    game: Game | None,
+    status: TableStatus = TableStatus.PLAYING,
+    version: int = 5,
+    rules: Rules = RULES,
+    names: tuple[str, ...] = ("Ann", "Вика <b>&"),
+) -> Live:
+    seats = tuple(Seat.human(i + 1, name) for i, name in enumerate(names))
     row = TableRow(
         table_id=7,
         chat_id=-100,
@@ -26,7 +32,7 @@ def live_of(game: Game | None, status: TableStatus = TableStatus.PLAYING, versio
         status=status,
         creator_id=1,
         seats=seats,
-        rules=RULES.model_dump_json(),
+        rules=rules.model_dump_json(),
         game_no=1 if game is not None else 0,
         seed=1,
         game=game.to_json() if game is not None else None,
@@ -38,7 +44,7 @@ def live_of(game: Game | None, status: TableStatus = TableStatus.PLAYING, versio
         created_at=0.0,
         updated_at=0.0,
     )
-    return Live(row=row, rules=RULES, game=game, deadline=row.deadline)
+    return Live(row=row, rules=rules, game=game, deadline=row.deadline)
 
 
 def scene(live: Live) -> Scene:
@@ -201,3 +207,20 @@ def test_the_end_and_a_cancelled_table() -> None:
 def test_plain_takes_the_html_off() -> None:
     assert plain("<b>Ann</b> &amp; <i>Bob</i> &lt;3") == "Ann & Bob <3"
     assert plain('⏱ <tg-time unix="5" format="r">in 1:35</tg-time>') == "⏱ in 1:35"
+
+
+def test_teams_and_partners() -> None:
+    rules = Rules.preset("podkidnoy").model_copy(update={"teams": "pairs"})
+    hands = [parse_cards(h) for h in ("7S 7C", "8H TD", "6S 9D", "JC QC")]
+    game = Game.deal(rules, hands, parse_cards("6D KH"), 0)
+    live = live_of(game, rules=rules, names=("Ann", "Bob", "Cid", "Dan"))
+    seats = frame(live, 1)["table"]["players"]
+    teams = [p["team"] for p in seats]
+    assert teams[0] == teams[2] != teams[1] == teams[3]
+    assert [p["partner"] for p in seats] == [False, False, False, True]
+    assert seats[1]["team_text"] == f"team {teams[1]}"
+    assert all("team" not in p["role_text"] for p in seats), "the team is a badge of its own"
+    # a spectator has no partner; a game without teams has no team
+    assert not any(p["partner"] for p in frame(live, None)["table"]["players"])
+    alone = frame(live_of(two_on_the_table()), 1)["table"]["players"]
+    assert {p["team"] for p in alone} == {None} and not any(p["partner"] for p in alone)

@@ -127,6 +127,9 @@ def mid_game(v: int = 41, lang: str = "en", *, deadline_s: float | None = 95) ->
                     "cards": cards,
                     "role": role,
                     "role_text": w[role],
+                    "team": None,
+                    "team_text": None,
+                    "partner": False,
                     "you": you,
                     "acting": acting,
                 }
@@ -273,6 +276,9 @@ def crowded(v: int = 60) -> dict[str, Any]:
             "cards": 20 if seat == 1 else 6,
             "role": "thrower",
             "role_text": "may throw in and a very long role text besides",
+            "team": None,
+            "team_text": None,
+            "partner": False,
             "you": seat == 1,
             "acting": seat == 2,
         }
@@ -308,3 +314,24 @@ def with_version(state: dict[str, Any], v: int) -> dict[str, Any]:
     out = copy.deepcopy(state)
     out["v"] = v
     return out
+
+
+def pairs(v: int = 70) -> dict[str, Any]:
+    """Four players in two teams: Bob (seat 1) and Dan (seat 3) against Ann and Cid."""
+    state = mid_game(v)
+    players = state["table"]["players"]
+    players.append(
+        {
+            "seat": 3,
+            "name": "Dan",
+            "cards": 6,
+            "role": "partner",
+            "role_text": "partner",
+            "you": False,
+            "acting": False,
+        }
+    )
+    for p in players:
+        team = "AB"[p["seat"] % 2]
+        p.update(team=team, team_text=f"team {team}", partner=p["seat"] == 3)
+    return state

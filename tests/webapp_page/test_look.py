@@ -70,7 +70,7 @@ async def test_the_pages_own_words_in_russian(open_page: OpenPage, server: PageS
         await show(tp, peer, frames.mid_game(41, "ru"))
         await expect(tp.page.locator("html")).to_have_attribute("lang", "ru")
         await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
-            "Ваши карты · 5 · Ваш ход"
+            "Ваши карты · 5 · отбивается"
         )
         await expect(tp.page.locator("[data-role=stock]")).to_have_text("Колода18")
         await peer.close()
@@ -86,7 +86,7 @@ async def test_the_states_language_wins(open_page: OpenPage, server: PageServer)
         state["texts"] = {}
         await show(tp, peer, state)
         await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
-            "Ваши карты · 5 · Ваш ход"
+            "Ваши карты · 5 · отбивается"
         )
 
 

@@ -60,7 +60,8 @@ async def test_the_servers_words_for_the_table(open_page: OpenPage, server: Page
         }
         await show(tp, peer, state)
         page = tp.page
-        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5 · Go!")
+        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5 · defending")
+        await expect(page.locator("[data-role=your-turn]")).to_have_text("Go!")
         await expect(page.locator("[data-role=players]")).to_have_attribute("aria-label", "Seats")
         await expect(page.locator("[data-role=pairs]")).to_have_attribute("aria-label", "Felt")
         await expect(page.locator("[data-role=pairs] .empty-note")).to_have_count(0)
@@ -69,7 +70,7 @@ async def test_the_servers_words_for_the_table(open_page: OpenPage, server: Page
         waiting["texts"] = state["texts"]
         waiting["table"]["pairs"] = []
         await show(tp, peer, waiting)
-        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5")
+        await expect(page.locator("[data-role=hand-title]")).to_have_text("Cards · 5 · defending")
         await expect(page.locator("[data-role=pairs]")).to_have_text("Nothing here yet.")
         # a game without trumps says so where the trump would lie
         trumpless = frames.with_version(waiting, 43)

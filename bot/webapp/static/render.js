@@ -26,7 +26,8 @@ export function render(state, ctx) {
   renderLobby(state.status === "lobby" ? state.lobby : null);
   renderEnd(state.end, state.tally, t);
   renderChoice(state.choice, ctx);
-  renderHand(state.hand, state.table?.trump_suit ?? null, t, ctx);
+  const me = (state.table?.players ?? []).find((p) => p.you) ?? null;
+  renderHand(state.hand, me, state.table?.trump_suit ?? null, t, ctx);
   renderButtons(role("actions"), state.buttons ?? [], ctx);
   renderLog(state.table?.recent ?? [], state.end ? null : state.tally, t);
 }
@@ -42,14 +43,11 @@ function renderTable(table, t) {
 
   const players = role("players");
   players.setAttribute("aria-label", t("players"));
-  fill(players, ...(table.players ?? []).map((p) =>
-    h("li", {
-      class: ["player", `role-${p.role ?? "none"}`, p.acting && "acting", p.you && "you"].filter(Boolean).join(" "),
-      "data-seat": p.seat,
-    },
-    h("span", { class: "who" }, h("span", { class: "name" }, p.name ?? "")),
-    h("span", { class: "count", title: String(p.cards ?? 0) }, cardBack("mini"), h("b", {}, String(p.cards ?? 0))),
-    p.role_text ? h("span", { class: "role" }, p.role_text) : null)));
+  const seated = table.players ?? [];
+  // laid out by their number: halves for two, a row of three, two rows of two for four,
+  // two rows of three for five and six (PROTOCOL.md: names stay readable at 360 px)
+  players.dataset.count = String(seated.length);
+  fill(players, ...seated.map((p) => playerChip(p, t)));
 
   // the stock: the deck face down with the trump under it, face up
   const stock = role("stock");
@@ -92,6 +90,26 @@ function renderTable(table, t) {
   if (empty) pairs.append(h("p", { class: "empty-note" }, t("empty")));
 
   rich(role("status"), table.status_line ?? "");
+}
+
+function playerChip(p, t) {
+  const tags = [
+    p.you ? h("span", { class: "tag you-tag" }, t("you")) : null,
+    p.partner ? h("span", { class: "tag partner-tag" }, t("partner")) : null,
+  ].filter(Boolean);
+  return h("li", {
+    class: ["player", `role-${p.role ?? "none"}`, p.acting && "acting", p.you && "you", p.partner && "partner",
+      p.team && `team-${p.team}`].filter(Boolean).join(" "),
+    "data-seat": p.seat,
+    "data-team": p.team ?? null,
+    title: p.name ?? "",
+  },
+  h("span", { class: "name" }, p.name ?? ""),
+  h("span", { class: "meta" },
+    h("span", { class: "count", title: String(p.cards ?? 0) }, cardBack("mini"), h("b", {}, String(p.cards ?? 0))),
+    p.team ? h("span", { class: "team", title: p.team_text ?? p.team, "aria-label": p.team_text ?? p.team }, p.team) : null,
+    p.role_text ? h("span", { class: "role" }, p.role_text) : null),
+  tags.length ? h("span", { class: "tags" }, tags) : null);
 }
 
 function isTrump(card, trumpSuit) {
@@ -144,7 +162,7 @@ function renderChoice(choice, ctx) {
   fill(section, rich(h("p", { class: "prompt" }), choice.prompt ?? ""), buttons);
 }
 
-function renderHand(hand, trumpSuit, t, ctx) {
+function renderHand(hand, me, trumpSuit, t, ctx) {
   const section = role("hand");
   show(section, Boolean(hand));
   if (!hand) {
@@ -153,8 +171,12 @@ function renderHand(hand, trumpSuit, t, ctx) {
   }
   section.classList.toggle("your-turn", Boolean(hand.your_turn));
   const cards = hand.cards ?? [];
-  role("hand-title").textContent = [t("hand"), String(cards.length), hand.your_turn ? t("your_turn") : null]
+  // your own seat as the others see it: how many cards, your role, your team
+  role("hand-title").textContent = [t("hand"), String(cards.length), me?.role_text || null, me?.team_text || null]
     .filter(Boolean).join(" · ");
+  const turn = role("your-turn");
+  turn.textContent = hand.your_turn ? t("your_turn") : "";
+  show(turn, Boolean(hand.your_turn));
   rich(role("prompt"), hand.prompt ?? "");
   const buttons = cards.map((card) => {
     const button = h("button", {

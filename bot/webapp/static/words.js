@@ -21,6 +21,8 @@ const WORDS = {
     your_turn: "Your move",
     players: "Players",
     spectator: "You are watching",
+    you: "you",
+    partner: "partner",
   },
   ru: {
     connecting: "Подключение…",
@@ -41,6 +43,8 @@ const WORDS = {
     your_turn: "Ваш ход",
     players: "Игроки",
     spectator: "Вы смотрите",
+    you: "вы",
+    partner: "партнёр",
   },
 };
 
