@@ -79,6 +79,8 @@ class _Hand:
     worker: asyncio.Task[None] | None = None
     waiting: bool = False
     """Its message is gone and no eligible action allows a new one: it waits for a press."""
+    retired: bool = False
+    """Kept only until it shows what it was last asked to (a finished table's hand)."""
 
 
 class InGroupHands:
@@ -155,6 +157,7 @@ class InGroupHands:
         ``thread_id``). ``new`` sends a new message at the bottom and deletes the old one."""
         hand = self._hand(key, chat_id, user_id)
         hand.thread_id = thread_id
+        hand.retired = False
         hand.wanted = content
         hand.new = hand.new or new
         hand.priority = priority
@@ -212,6 +215,17 @@ class InGroupHands:
         hand.wanted = None
         if hand.ephemeral_id is not None:
             self._delete(hand.chat_id, hand.user_id, hand.ephemeral_id)
+
+    def retire(self, key: Hashable) -> None:
+        """Stop keeping a hand once it shows what it was last asked to (a finished table's:
+        its players press My cards again at the next game), so memory does not grow with
+        every game played."""
+        hand = self._hands.get(key)
+        if hand is None:
+            return
+        hand.retired = True
+        if (hand.worker is None or hand.worker.done()) and (hand.wanted is None or hand.waiting):
+            del self._hands[key]
 
     def forget(self, key: Hashable) -> None:
         """Stop keeping a hand (its message stays as it is)."""
@@ -289,6 +303,10 @@ class InGroupHands:
             raise
         except Exception:
             log.exception("in-group hand %s failed", hand.key)
+        finally:
+            idle = hand.wanted is None or hand.waiting
+            if hand.retired and idle and self._hands.get(hand.key) is hand:
+                del self._hands[hand.key]
 
     @staticmethod
     def _again(hand: _Hand, wanted: Content, new: bool) -> None:

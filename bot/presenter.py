@@ -722,6 +722,7 @@ class Presenter:
         out.retire(self._group_key(live))
         for seat in range(len(live.row.seats)):
             out.retire(self._hand_key(live, seat))
+            self.ingroup.retire(self._group_hand_key(live, seat))
             self._notified.pop((live.table_id, seat), None)
         self._waiting.pop(live.table_id, None)
         self._disarm(live)

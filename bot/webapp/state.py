@@ -29,6 +29,7 @@ from bot.render.table import role_words, title_line, turn_line
 from bot.store import TableStatus, TallyRow
 from bot.tables import Live
 from engine import Card, PublicView, SeatView, Suit
+from engine.result import Result
 
 __all__ = ["TEXT_KEYS", "Private", "Scene", "card_info", "plain", "state_frame"]
 
@@ -175,7 +176,8 @@ def _table(scene: Scene, public: PublicView, lang: Lang, me: int | None) -> dict
         ],
         "deadline_ms": int(live.deadline * 1000) if playing and live.deadline else None,
         "server_ms": int(scene.now * 1000),
-        "status_line": plain(turn_line(public, players, lang, ctx.seconds_left, ctx.deadline)),
+        # no time in the words: the page's own clock counts down deadline_ms
+        "status_line": plain(turn_line(public, players, lang, None)),
         "recent": [plain(e) for e in events],
     }
 
@@ -251,9 +253,8 @@ def _hand(
             info["press"] = presses.get(card)
             cards.append(info)
     playing = live.row.status == TableStatus.PLAYING
-    prompt = prompt_lines(
-        view, scene.players, lang, ctx.seconds_left if playing else None, ctx.deadline
-    )
+    # no time in the words: the page's own clock counts down deadline_ms
+    prompt = prompt_lines(view, scene.players, lang, None)
     if choice is not None:
         prompt.append(tr(lang, f"hand.choice.{choice.kind}", card=r.card_text(choice.card)))
     elif selection is not None:
@@ -334,11 +335,51 @@ def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str
     losers = result.durak_team if result.durak_team is not None else ()
     if not losers and result.durak is not None and not result.draw:
         losers = (result.durak,)
+    draw = result.draw or result.durak is None
     end = {
         "text": plain(screen.text),
         "durak": [_name(scene.players, s) for s in losers],
+        "draw": draw,
+        "headline": plain("\n".join(_headline(result, scene.players, lang))),
+        "places": _places(result, scene.players, losers),
     }
     return end, _keyboard_buttons(scene, screen, _END_ACTIONS)
+
+
+def _headline(result: Result, players: Sequence[r.Player], lang: Lang) -> list[str]:
+    """The end's banner: who lost (or a draw), as the chat's end message says it."""
+    lines = []
+    if result.timed_out is not None:
+        lines.append(tr(lang, "end.timeout", name=r.common.name_of(players, result.timed_out)))
+    if result.draw or result.durak is None:
+        lines.append(tr(lang, "end.draw"))
+    elif result.durak_team is not None:
+        names = tr(lang, "end.and").join(r.common.name_of(players, s) for s in result.durak_team)
+        key = "end.team_lost_pogony" if result.pogony else "end.team_lost"
+        lines.append(tr(lang, key, names=names))
+    else:
+        key = "end.durak_pogony" if result.pogony else "end.durak"
+        lines.append(tr(lang, key, name=r.common.name_of(players, result.durak)))
+    return lines
+
+
+def _places(
+    result: Result, players: Sequence[r.Player], losers: Sequence[int]
+) -> list[dict[str, Any]]:
+    """The standings: who went out first, second..., then those left holding cards."""
+    order = list(result.finish_order)
+    order += [s for s in range(len(result.points)) if s not in order]
+    out = set(result.finish_order)
+    return [
+        {
+            "seat": seat,
+            "name": _name(players, seat),
+            "place": order.index(seat) + 1 if seat in out else None,
+            "durak": seat in losers,
+            "points": result.points[seat],
+        }
+        for seat in order
+    ]
 
 
 def state_frame(
@@ -393,7 +434,7 @@ def state_frame(
         for p in table["players"]
     ]
     frame["table"] = {**table, "players": players}
-    if seat is not None and seat < game.n and status != TableStatus.CANCELLED:
+    if seat is not None and seat < game.n and status == TableStatus.PLAYING:
         hand, pending, buttons = _hand(scene, game.view(seat), lang, private)
         frame["hand"], frame["choice"] = hand, pending
         if status == TableStatus.PLAYING:
