@@ -60,7 +60,8 @@ player starts the bot in private; each joins the lobby with Join in the group, a
 the game has started presses "My cards" once on the group's table message, then plays by
 pressing the buttons of his latest in-group hand (``tg.last_ephemeral``). A player whose
 in-group hand is gone, or has not shown the table's current state for
-:data:`MY_CARDS_AGAIN` seconds, presses "My cards" again (counted and reported). "Press ->
+:data:`MY_CARDS_AGAIN` seconds (``--my-cards-again``; 0: never), presses "My cards" again
+(counted and reported). "Press ->
 the next actor's hand" is then measured on the next actor's in-group hand: the first
 successful ephemeral send or edit to him whose buttons carry a newer state. Converged
 hands are read off ``tg.last_ephemeral``. ``--ephemeral-limits own|group`` sets the fake
@@ -572,6 +573,8 @@ class Summary:
     stale_hands: int
     stale_tables: int
     again: int
+    others: float
+    """CPU seconds the rest of the machine spent meanwhile (not the bot nor the bench)."""
 
     @property
     def moves_per_second(self) -> float:
@@ -604,6 +607,10 @@ def print_comparison(runs: list[Summary]) -> None:
     row("applied moves (moves/s)", [f"{r.applied} ({r.moves_per_second:.1f}/s)" for r in runs])
     row("bot CPU per move", [f"{r.cpu_per_move * 1000:.2f} ms" for r in runs])
     row("bot CPU, % of one core", [f"{r.cpu / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs])
+    row(
+        "anything else, % of one core",
+        [f"{r.others / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
+    )
     for label, pick in (
         ("press -> next actor's hand", lambda r: r.felt),
         ("press -> callback answer", lambda r: r.answers),
@@ -752,6 +759,7 @@ async def main(
     term: bool = False,
     in_group: bool = False,
     ephemeral: str = "own",
+    again_after: float = MY_CARDS_AGAIN,
 ) -> Summary:
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="durak-load-"))
@@ -978,7 +986,7 @@ async def main(
                             stale_since = None
                         elif stale_since is None:
                             stale_since = now
-                        elif now - stale_since >= MY_CARDS_AGAIN:
+                        elif again_after > 0 and now - stale_since >= again_after:
                             why = "gone" if hand is None else "stale"
                             await press_my_cards(user, group, why)
                             stale_since = time.monotonic()
@@ -1212,7 +1220,7 @@ async def main(
                 if costs[0].cpu is not None and costs[1].cpu is not None
                 else 0.0
             )
-            others = busy - cpu - pg - (time.process_time() - own0)
+            others = others_cpu = busy - cpu - pg - (time.process_time() - own0)
             print(
                 f"machine {busy / total * 100:.0f}% busy; anything but the bot, its database "
                 f"and the bench: {others:.1f} s ({others / elapsed * 100:.0f}% of one core)"
@@ -1426,7 +1434,21 @@ async def main(
                     )
             print(f"old copies of a hand with live card buttons: {strays}")
             if in_group:
-                report_my_cards(asked_cards, tg.calls, marks["at"])
+                report_my_cards(asked_cards, tg.calls, marks["at"], again_after)
+                copies = [
+                    len(tg.ephemeral_messages(g, u))  # type: ignore[arg-type]
+                    for g, people in groups
+                    for u in people
+                ]
+                deleted = sum(
+                    1 for c in tg.calls if c.method == "deleteEphemeralMessage" and c.applied
+                )
+                print(
+                    f"in-group hands each player sees at the end: max {max(copies, default=0)}, "
+                    f"{sum(1 for n in copies if n > 1)} players see more than one, "
+                    f"{sum(1 for n in copies if n == 0)} none; "
+                    f"deleteEphemeralMessage calls applied: {deleted}"
+                )
                 ids = {u.id for u in users}  # type: ignore[attr-defined]
                 private = sum(1 for c in tg.calls if c.params.get("chat_id") in ids)
                 print(f"calls to the players' private chats: {private}")
@@ -1453,10 +1475,13 @@ async def main(
                 stale_hands=stale_hands,
                 stale_tables=stale_tables,
                 again=sum(1 for a in asked_cards if a.why != "first"),
+                others=others_cpu,
             )
 
 
-def report_my_cards(asked: list[MyCards], calls: list[ApiCall], began: float) -> None:
+def report_my_cards(
+    asked: list[MyCards], calls: list[ApiCall], began: float, again_after: float
+) -> None:
     """How often the in-group players pressed "My cards", and how soon the hand came."""
     sent: dict[str, float] = {}
     for call in calls:
@@ -1467,7 +1492,7 @@ def report_my_cards(asked: list[MyCards], calls: list[ApiCall], began: float) ->
     for why, label in (
         ("first", "once the game started"),
         ("gone", "again, his hand gone"),
-        ("stale", f"again, his hand behind for {MY_CARDS_AGAIN:.0f} s"),
+        ("stale", f"again, his hand behind for {again_after:.0f} s"),
     ):
         these = [a for a in asked if a.why == why]
         if not these and why != "first":
@@ -1719,6 +1744,14 @@ if __name__ == "__main__":
         "with its other messages (group)",
     )
     parser.add_argument(
+        "--my-cards-again",
+        type=float,
+        default=MY_CARDS_AGAIN,
+        metavar="SECONDS",
+        help="with --in-group: a player whose hand is gone or behind the table this long "
+        f'presses "My cards" again (default {MY_CARDS_AGAIN:.0f}; 0: never)',
+    )
+    parser.add_argument(
         "--compare-hands",
         action="store_true",
         help="two phases, each with its own fake server and bot: private hands, then "
@@ -1757,6 +1790,7 @@ if __name__ == "__main__":
                 args.term,
                 in_group=in_group,
                 ephemeral=args.ephemeral_limits,
+                again_after=args.my_cards_again,
             )
         )
 
