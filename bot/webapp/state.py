@@ -434,7 +434,7 @@ def state_frame(
         for p in table["players"]
     ]
     frame["table"] = {**table, "players": players}
-    if seat is not None and seat < game.n and status == TableStatus.PLAYING:
+    if seat is not None and seat < game.n and status != TableStatus.CANCELLED:
         hand, pending, buttons = _hand(scene, game.view(seat), lang, private)
         frame["hand"], frame["choice"] = hand, pending
         if status == TableStatus.PLAYING:

@@ -110,6 +110,10 @@ def test_a_player_sees_his_hand_and_the_chats_buttons() -> None:
     assert cards["TD"]["label"] == "10♦️" and cards["TD"]["rank"] == "10"
     assert shown["hand"]["your_turn"] is True
     assert [b["action"] for b in shown["buttons"]] == ["take", "refresh"]
+    # one clock, the page's: no time in the words beside it
+    assert shown["table"]["deadline_ms"] == 1_000_060_000
+    for words in (shown["table"]["status_line"], shown["hand"]["prompt"]):
+        assert "1:00" not in words and "⏱" not in words, words
     # every press is callback data the chat's own keyboard carries
     screen = r.render_hand(
         game.view(1),
@@ -196,6 +200,16 @@ def test_the_end_and_a_cancelled_table() -> None:
     assert [b["action"] for b in shown["buttons"]] == ["rematch", "replay"]
     assert all(c["press"] is None for c in shown["hand"]["cards"])
     assert shown["table"]["deadline_ms"] is None
+    end = shown["end"]
+    assert end["draw"] is (durak is None)
+    assert "Game over" not in end["headline"] and end["headline"] in end["text"]
+    places = end["places"]
+    assert sorted(p["seat"] for p in places) == [0, 1]
+    assert [p["durak"] for p in places] == [p["seat"] == durak for p in places]
+    assert all(p["place"] is None for p in places if p["durak"])
+    assert [p["place"] for p in places if not p["durak"]] == list(
+        range(1, len(game.result.finish_order) + 1)
+    )
     cancelled = frame(live_of(two_on_the_table(), TableStatus.CANCELLED), 1)
     assert cancelled["end"]["text"] == (
         "🛑 The game was cancelled.\n/newgame in the group opens a new table."

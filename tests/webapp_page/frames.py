@@ -237,7 +237,17 @@ def finished(v: int = 90, lang: str = "en") -> dict[str, Any]:
         p["role_text"] = "out"
     table["players"][1]["cards"] = 3
     state["hand"] = None
-    state["end"] = {"text": "🃏 Bob is the durak", "durak": ["Bob"]}
+    state["end"] = {
+        "text": "🏁 Game over\n🃏 Bob is the durak\nOut in order: 1. Ann, 2. Cid",
+        "durak": ["Bob"],
+        "draw": False,
+        "headline": "🃏 Bob is the durak",
+        "places": [
+            {"seat": 0, "name": "Ann", "place": 1, "durak": False, "points": 2},
+            {"seat": 2, "name": "Cid", "place": 2, "durak": False, "points": 2},
+            {"seat": 1, "name": "Bob", "place": None, "durak": True, "points": 0},
+        ],
+    }
     state["tally"] = ["Ann 1", "Bob 3", "Cid 0"]
     state["buttons"] = [
         {"action": "rematch", "label": "🔁 Rematch", "press": "press:rematch"},
@@ -334,4 +344,20 @@ def pairs(v: int = 70) -> dict[str, Any]:
     for p in players:
         team = "AB"[p["seat"] % 2]
         p.update(team=team, team_text=f"team {team}", partner=p["seat"] == 3)
+    return state
+
+
+def draw(v: int = 91, lang: str = "en") -> dict[str, Any]:
+    """The game ends in a draw: nobody is the durak."""
+    state = finished(v, lang)
+    state["end"] = {
+        "text": "🏁 Game over\n🤝 A draw: nobody is the durak.",
+        "durak": [],
+        "draw": True,
+        "headline": "🤝 A draw: nobody is the durak.",
+        "places": [
+            {"seat": s, "name": n, "place": s + 1, "durak": False, "points": 1}
+            for s, n in enumerate(("Ann", "Bob", "Cid"))
+        ],
+    }
     return state

@@ -304,7 +304,9 @@ class LiveBot:
             if screen.seat is None:
                 assert seen.hand == (), f"{screen.name} sees cards of a hand: {seen.hand}"
             else:
-                hand = {c.code for c in game.hands[screen.seat]}
+                # a finished game leaves no dead hand on the page
+                playing = st.status == "playing"
+                hand = [c.code for c in game.hands[screen.seat]] if playing else []
                 assert sorted(seen.hand) == sorted(hand), f"{screen.name} at v{st.version}"
         return st
 

@@ -184,8 +184,19 @@ async def test_the_end(open_page: OpenPage, server: PageServer) -> None:
         await show(tp, peer, frames.finished(90))
         end = tp.page.locator("[data-role=end]")
         await expect(end).to_be_visible()
+        # a banner: who lost, with Rematch and Replay right under it, at the top of the page
         await expect(end.locator(".end-text")).to_have_text("🃏 Bob is the durak")
-        await expect(end.locator(".durak-name")).to_have_text(["Bob"])
+        await expect(end).to_have_class(classes("banner", "lost"))
+        await expect(end.locator("[data-role=standings] li")).to_have_text(
+            ["1.Ann", "2.Cid", "🤡Bob"]
+        )
+        await expect(end.locator("[data-role=standings] li.durak")).to_have_text("🤡Bob")
+        for action in ("rematch", "replay"):
+            box = await end.locator(f"[data-action={action}]").bounding_box()
+            assert box is not None and box["y"] + box["height"] < 300, box
+        # nothing of the finished table below it: no felt, no turn line, no dead hand
+        await expect(tp.page.locator("[data-role=table]")).to_be_hidden()
+        await expect(tp.page.locator("[data-role=log]")).to_be_hidden()
         await expect(end.locator("[data-role=tally] li")).to_have_text(["Ann 1", "Bob 3", "Cid 0"])
         # the tally is shown once, with the end
         await expect(tp.page.locator("[data-role=tally]")).to_have_count(1)
@@ -331,3 +342,16 @@ async def test_a_draw_and_a_cancel_show_no_null_and_the_lines_as_written(
         await expect(page.locator("[data-role=table]")).to_be_hidden()
         await expect(page.locator("[data-role=status]")).to_have_text("")
         assert "cancelled.\n/newgame" in await end.inner_text()
+
+
+async def test_a_draw_is_a_banner_of_its_own(open_page: OpenPage, server: PageServer) -> None:
+    async with open_page() as tp:
+        peer, _ = await server.hello()
+        await show(tp, peer, frames.draw(91))
+        end = tp.page.locator("[data-role=end]")
+        await expect(end).to_have_class(classes("banner", "draw"))
+        await expect(end.locator(".end-text")).to_have_text("🤝 A draw: nobody is the durak.")
+        await expect(end.locator("[data-role=standings] li")).to_have_text(
+            ["1.Ann", "2.Bob", "3.Cid"]
+        )
+        await expect(tp.page.locator("body")).not_to_contain_text("null")

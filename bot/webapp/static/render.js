@@ -22,14 +22,18 @@ export function render(state, ctx) {
   spectator.textContent = watching ? t("spectator") : "";
   show(spectator, watching && state.status !== "lobby");
 
-  renderTable(state.table, t);
+  // the end is a banner with its buttons at the top, the standings under it, and nothing of
+  // the finished table below (no dead hand, no turn line)
+  const ended = Boolean(state.end);
+  renderTable(ended ? null : state.table, t);
   renderLobby(state.status === "lobby" ? state.lobby : null);
-  renderEnd(state.end, state.tally, t);
+  const endButtons = renderEnd(state.end, state.tally, t);
   renderChoice(state.choice, ctx);
   const me = (state.table?.players ?? []).find((p) => p.you) ?? null;
-  renderHand(state.hand, me, state.table?.trump_suit ?? null, t, ctx);
-  renderButtons(role("actions"), state.buttons ?? [], ctx);
-  renderLog(state.table?.recent ?? [], state.end ? null : state.tally, t);
+  renderHand(ended ? null : state.hand, me, state.table?.trump_suit ?? null, t, ctx);
+  renderButtons(endButtons ?? role("actions"), state.buttons ?? [], ctx);
+  if (endButtons) renderButtons(role("actions"), [], ctx);
+  renderLog(ended ? [] : state.table?.recent ?? [], ended ? null : state.tally, t);
 }
 
 function renderTable(table, t) {
@@ -132,16 +136,29 @@ function initial(name) {
   return Array.from(String(name ?? "").trim())[0]?.toUpperCase() ?? "?";
 }
 
+/** The end as a banner (durak or draw) with its buttons, then the standings and the series;
+ * returns the element the end's buttons go in (null without an end). */
 function renderEnd(end, tally, t) {
   const section = role("end");
   show(section, Boolean(end));
-  if (!end) return;
-  const durak = new Set(end.durak ?? []);
+  if (!end) {
+    section.replaceChildren();
+    return null;
+  }
+  const kind = end.draw ? "draw" : (end.durak ?? []).length ? "lost" : "plain";
+  section.className = `end banner ${kind}`;
+  const buttons = h("div", { class: "buttons end-buttons" });
+  const places = end.places ?? [];
   fill(section,
-    rich(h("p", { class: "end-text" }), end.text ?? ""),
-    durak.size ? h("p", { class: "durak" }, [...durak].map((name) => h("span", { class: "durak-name" }, name))) : null,
+    rich(h("p", { class: "end-text" }), end.headline || end.text || ""),
+    buttons,
+    places.length ? h("ol", { class: "standings", "data-role": "standings" }, places.map((p) =>
+      h("li", { class: p.durak ? "durak" : null, "data-seat": p.seat },
+        h("span", { class: "place" }, p.place ? `${p.place}.` : p.durak ? "🤡" : "–"),
+        h("span", { class: "name" }, p.name ?? "")))) : null,
     tally?.length ? tallyList(tally, t) : null,
   );
+  return buttons;
 }
 
 function tallyList(tally, t) {
