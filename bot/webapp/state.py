@@ -243,7 +243,8 @@ def _hand(
             case cb.Cancel():
                 buttons.append(_button("cancel", button))
             case cb.Refresh():
-                buttons.append(_button("refresh", button))
+                pass  # the page is live: nothing to refresh
+    playing = live.row.status == TableStatus.PLAYING
     cards = []
     for group in suit_groups(view):
         for card in group:
@@ -251,8 +252,10 @@ def _hand(
             info["playable"] = card in playable
             info["selected"] = card in selected
             info["press"] = presses.get(card)
+            if info["press"] is None and choice is None and selection is None and playing:
+                # what a tap on this greyed card would be told (the chat's alert)
+                info["why"] = plain(r.alert(lang, r.tap_refusal(view, card)))
             cards.append(info)
-    playing = live.row.status == TableStatus.PLAYING
     # no time in the words: the page's own clock counts down deadline_ms
     prompt = prompt_lines(view, scene.players, lang, None)
     if choice is not None:

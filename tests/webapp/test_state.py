@@ -107,9 +107,12 @@ def test_a_player_sees_his_hand_and_the_chats_buttons() -> None:
     assert codes(shown) == {"7S", "7C", "KH", "8H", "TD", "6S"}
     assert cards["8H"]["trump"] and cards["8H"]["playable"] and cards["8H"]["press"]
     assert not cards["TD"]["playable"] and cards["TD"]["press"] is None
+    # a greyed card says why, in the chat's words
+    assert cards["TD"]["why"] == r.alert("en", "does_not_beat")
+    assert "why" not in cards["8H"]
     assert cards["TD"]["label"] == "10♦️" and cards["TD"]["rank"] == "10"
     assert shown["hand"]["your_turn"] is True
-    assert [b["action"] for b in shown["buttons"]] == ["take", "refresh"]
+    assert [b["action"] for b in shown["buttons"]] == ["take"]
     # one clock, the page's: no time in the words beside it
     assert shown["table"]["deadline_ms"] == 1_000_060_000
     for words in (shown["table"]["status_line"], shown["hand"]["prompt"]):
@@ -131,6 +134,7 @@ def test_a_player_sees_his_hand_and_the_chats_buttons() -> None:
     # the attacker waits: no card of his can go, and no move button
     ann = frame(live, 0)
     assert all(c["press"] is None for c in ann["hand"]["cards"])
+    assert all(c["why"] for c in ann["hand"]["cards"])
     assert ann["hand"]["your_turn"] is False
 
 

@@ -94,6 +94,7 @@ def hand_card(
         "playable": playable,
         "selected": selected,
         "press": f"press:{code}" if playable else None,
+        **({} if playable else {"why": "That card does not beat any open card."}),
     }
 
 

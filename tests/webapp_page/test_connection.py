@@ -35,8 +35,8 @@ async def test_reconnects_by_itself_and_never_resends_a_press(
         await show(tp, again, frames.mid_game(45))
         await expect(connection).to_be_hidden()
         # the first thing after the hello is the tap made on the fresh state: nothing replayed
-        await tp.page.locator("[data-action=refresh]").click()
-        assert await again.recv() == {"t": "press", "press": "press:refresh", "v": 45}
+        await tp.page.locator("[data-card='TD']").click()
+        assert await again.recv() == {"t": "press", "press": "press:TD", "v": 45}
 
 
 async def test_a_restarted_server_may_send_any_version(

@@ -54,8 +54,8 @@ async def test_a_press_is_sent_once_until_the_server_answers(
         await peer.send({"t": "ack", "v": 41})
         await expect(tp.page.locator("body")).not_to_have_class("busy")
         # ...so the next press the server gets is the one after the answer
-        await tp.page.locator("[data-action=refresh]").click()
-        assert await peer.recv() == {"t": "press", "press": "press:refresh", "v": 41}
+        await tp.page.locator("[data-card='TD']").click()
+        assert await peer.recv() == {"t": "press", "press": "press:TD", "v": 41}
 
 
 async def test_a_refusal_is_explained_in_place(open_page: OpenPage, server: PageServer) -> None:

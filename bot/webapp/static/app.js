@@ -28,10 +28,12 @@ function t(key) {
   return word(page.lang, key, page.texts);
 }
 
-/** Shows a refusal (or the page's own trouble) in data-role="notice". */
-function showNotice(text, { final = false } = {}) {
+/** Shows a refusal (or the page's own trouble, or with info the server's answer to a
+ * press) in data-role="notice", an overlay that moves nothing on the page. */
+function showNotice(text, { final = false, info = false } = {}) {
   const el = role("notice");
   el.textContent = text;
+  el.classList.toggle("info", info);
   show(el, true);
   clearTimeout(page.notice.timer);
   page.notice.version = page.version;
@@ -67,6 +69,12 @@ function press(pressString) {
   page.pendingTimer = setTimeout(settlePress, PRESS_WAIT_MS);
 }
 
+/** A tap on a greyed card: why it cannot go, said on the page alone. */
+function refused(text) {
+  showNotice(text);
+  haptic(page.webApp, "notification", "error");
+}
+
 function onState(state) {
   if (typeof state.v !== "number") return;
   // states come in version order on one connection; a stale one is ignored (a choice shown
@@ -76,7 +84,7 @@ function onState(state) {
   page.version = state.v;
   if (state.lang === "ru" || state.lang === "en") page.lang = state.lang;
   page.texts = state.texts ?? null;
-  render(state, { lang: page.lang, press });
+  render(state, { lang: page.lang, press, refused });
   setClock(state.table?.deadline_ms ?? null, state.table?.server_ms ?? null);
   showConnection("");
   if (newer) hideNotice();
@@ -92,6 +100,8 @@ function onFrame(frame) {
       break;
     case "ack":
       settlePress();
+      // every answer is shown: "You are seated", "Sent to your private chat"...
+      if (typeof frame.text === "string" && frame.text) showNotice(frame.text, { info: true });
       break;
     case "notice":
       settlePress();
@@ -123,6 +133,15 @@ function onDown(stopped, code) {
   }
 }
 
+/** The move bar is fixed at the bottom: the page keeps room under its end for it. */
+function keepBarRoom() {
+  const bar = role("actions");
+  const set = () => document.documentElement.style.setProperty("--bar-h", `${bar.hidden ? 0 : bar.offsetHeight}px`);
+  new ResizeObserver(set).observe(bar);
+  new MutationObserver(set).observe(bar, { attributes: true, attributeFilter: ["hidden"] });
+  set();
+}
+
 async function main() {
   showConnection(word(pickLang(navigator.language), "connecting"));
   const webApp = await loadWebApp();
@@ -133,6 +152,7 @@ async function main() {
   webApp?.ready?.();
   webApp?.expand?.();
   fitTelegram(webApp);
+  keepBarRoom();
   showConnection(t("connecting"));
 
   if (!webApp?.initData) {

@@ -6,9 +6,11 @@ import { fill, h, rich, role, show } from "./dom.js";
 import { word } from "./words.js";
 
 const HAND_ROW = 8;
+// a card partly covered by the next keeps at least this much of it to tap
+const TAP_STRIP = 42;
 const PRIMARY = new Set(["take", "pass", "done", "transfer", "play", "join", "start", "rematch", "choose"]);
 
-/** Renders a whole state. ctx: {lang, press(pressString)}. */
+/** Renders a whole state. ctx: {lang, press(pressString), refused(text)}. */
 export function render(state, ctx) {
   const t = (key) => word(ctx.lang, key, state.texts);
   document.documentElement.lang = ctx.lang;
@@ -204,12 +206,19 @@ function renderHand(hand, me, trumpSuit, t, ctx) {
     });
     drawCard(button, card, { trump: card.trump ?? isTrump(card, trumpSuit) });
     if (card.press) button.addEventListener("click", () => ctx.press(card.press));
+    // a disabled button gets no click, but its pointer events still come: a tap on a greyed
+    // card says why it cannot go (the server's words), and sends nothing
+    else if (card.why) button.addEventListener("pointerup", () => ctx.refused(card.why));
     return button;
   });
-  // a hand is fanned in rows of at most HAND_ROW cards, each row as even as can be
-  const rows = Math.max(1, Math.ceil(buttons.length / HAND_ROW));
-  const perRow = Math.ceil(buttons.length / rows);
+  // a hand is fanned in rows, each row as even as can be, of as many cards as leave every
+  // card a strip of TAP_STRIP px to tap (at most HAND_ROW)
   const container = role("cards");
+  const room = container.clientWidth || 320;
+  const cardWidth = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--hw")) || 54;
+  const fits = Math.max(3, Math.min(HAND_ROW, Math.floor((room - cardWidth) / TAP_STRIP) + 1));
+  const rows = Math.max(1, Math.ceil(buttons.length / fits));
+  const perRow = Math.ceil(buttons.length / rows);
   container.replaceChildren();
   for (let i = 0; i < buttons.length; i += perRow) {
     const row = h("div", { class: "fan" }, buttons.slice(i, i + perRow));
@@ -220,6 +229,8 @@ function renderHand(hand, me, trumpSuit, t, ctx) {
 }
 
 function renderButtons(container, buttons, ctx) {
+  // the page is live: a Refresh (an older server's) has nothing to do here
+  buttons = buttons.filter((button) => button.action !== "refresh");
   fill(container, ...buttons.map((button) => {
     const el = h("button", {
       type: "button",
