@@ -29,6 +29,7 @@ from bot.render.table import role_words, title_line, turn_line
 from bot.store import TableStatus, TallyRow
 from bot.tables import Live
 from engine import Card, PublicView, SeatView, Suit
+from engine.actions import Covered, Led, Thrown, Transferred, TrumpShown
 from engine.result import Result
 
 __all__ = ["TEXT_KEYS", "Private", "Scene", "card_info", "plain", "state_frame"]
@@ -178,8 +179,22 @@ def _table(scene: Scene, public: PublicView, lang: Lang, me: int | None) -> dict
         "server_ms": int(scene.now * 1000),
         # no time in the words: the page's own clock counts down deadline_ms
         "status_line": plain(turn_line(public, players, lang, None)),
+        "last": _last_played(ctx.events, public),
         "recent": [plain(e) for e in events],
     }
+
+
+_PLAYS: Final = (Led, Thrown, Covered, Transferred, TrumpShown)
+
+
+def _last_played(events: Sequence[object], public: PublicView) -> list[str]:
+    """The codes of the cards of the last move that laid cards, those still on the table."""
+    on_table = {c for pair in public.table for c in pair if c is not None}
+    for event in reversed(events):
+        if isinstance(event, _PLAYS):
+            cards = event.cards if isinstance(event, Led) else (event.card,)
+            return [c.code for c in cards if c in on_table]
+    return []
 
 
 def _button(action: str, button: r.Button) -> dict[str, Any]:
@@ -300,7 +315,9 @@ def _keyboard_buttons(
     return found
 
 
-def _lobby(scene: Scene, lang: Lang) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _lobby(
+    scene: Scene, lang: Lang, seat: int | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     live = scene.live
     ctx = r.LobbyContext(live.table_id, live.version, codec=scene.codec)
     if live.solo:
@@ -314,7 +331,19 @@ def _lobby(scene: Scene, lang: Lang) -> tuple[dict[str, Any], list[dict[str, Any
         "rules": plain(r.rules_summary(live.rules, lang)),
         "problem": plain(problem) if problem else None,
     }
-    return lobby, _keyboard_buttons(scene, screen, _LOBBY_ACTIONS)
+    # tailored to the viewer: Join for those not seated, Leave and Start for the seated;
+    # Start without its press (greyed) while the lobby cannot start, lobby.problem says why
+    buttons = []
+    for button in _keyboard_buttons(scene, screen, _LOBBY_ACTIONS):
+        action = button["action"]
+        if (action == "join") == (seat is not None) and not live.solo:
+            continue
+        if action == "start" and seat is None and not live.solo:
+            continue
+        if action == "start" and problem:
+            button = {**button, "press": None}
+        buttons.append(button)
+    return lobby, buttons
 
 
 def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -414,7 +443,7 @@ def state_frame(
     }
     if status == TableStatus.LOBBY or game is None:
         if status == TableStatus.LOBBY:
-            frame["lobby"], frame["buttons"] = _lobby(scene, lang)
+            frame["lobby"], frame["buttons"] = _lobby(scene, lang, seat)
         else:
             frame["end"], frame["buttons"] = _end(scene, lang)
         return frame

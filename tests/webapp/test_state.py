@@ -11,7 +11,7 @@ from bot.store import Seat, TableRow, TableStatus
 from bot.tables import Live
 from bot.webapp.state import Private, Scene, plain, state_frame
 from engine import Game, Rules, parse_cards
-from engine.actions import Lead, Take
+from engine.actions import Lead, Led, Take
 
 CODEC = cb.CallbackCodec(b"k" * 32)
 RULES = Rules.preset("podkidnoy")
@@ -115,6 +115,9 @@ def test_a_player_sees_his_hand_and_the_chats_buttons() -> None:
     assert [b["action"] for b in shown["buttons"]] == ["take"]
     # one clock, the page's: no time in the words beside it
     assert shown["table"]["deadline_ms"] == 1_000_060_000
+    assert shown["table"]["last"] == []
+    live.events.append((1, Led(0, tuple(parse_cards("7S 7C")), 1)))
+    assert frame(live, 1)["table"]["last"] == ["7S", "7C"], "the cards just played"
     for words in (shown["table"]["status_line"], shown["hand"]["prompt"]):
         assert "1:00" not in words and "⏱" not in words, words
     # every press is callback data the chat's own keyboard carries
@@ -186,8 +189,19 @@ def test_the_lobby() -> None:
     assert shown["status"] == "lobby" and shown["table"] is None and shown["hand"] is None
     assert shown["lobby"]["players"] == ["Ann", "Вика <b>&"]
     assert shown["lobby"]["problem"] is None and "36" in shown["lobby"]["rules"]
-    assert [b["action"] for b in shown["buttons"]] == ["join", "leave", "start"]
-    assert CODEC.decode(shown["buttons"][2]["press"]) == cb.Start(7, 3)
+    # tailored to the viewer: a visitor may join, a seated player leave or start
+    assert [b["action"] for b in shown["buttons"]] == ["join"]
+    seated = frame(live, 1)
+    assert [b["action"] for b in seated["buttons"]] == ["leave", "start"]
+    assert CODEC.decode(seated["buttons"][1]["press"]) == cb.Start(7, 3)
+    # a lobby that cannot start: Start greyed, and why
+    alone = live_of(None, TableStatus.LOBBY, version=3, names=("Ann",))
+    shown = frame(alone, 0)
+    assert shown["lobby"]["problem"]
+    assert [(b["action"], b["press"]) for b in shown["buttons"]] == [
+        ("leave", shown["buttons"][0]["press"]),
+        ("start", None),
+    ]
 
 
 def test_the_end_and_a_cancelled_table() -> None:

@@ -145,6 +145,7 @@ def mid_game(v: int = 41, lang: str = "en", *, deadline_s: float | None = 95) ->
             "server_ms": now,
             "status_line": w["status"],
             "recent": list(w["recent"]),
+            "last": ["9C"],
         },
         "hand": {
             "prompt": w["prompt"],
@@ -361,4 +362,13 @@ def draw(v: int = 91, lang: str = "en") -> dict[str, Any]:
             for s, n in enumerate(("Ann", "Bob", "Cid"))
         ],
     }
+    return state
+
+
+def covered(v: int = 42) -> dict[str, Any]:
+    """Bob covered 9♣ with 10♦ (from his hand to the table)."""
+    state = mid_game(v)
+    state["table"]["pairs"][2]["cover"] = card("TD")
+    state["table"]["last"] = ["TD"]
+    state["hand"]["cards"] = [c for c in state["hand"]["cards"] if c["code"] != "TD"]
     return state

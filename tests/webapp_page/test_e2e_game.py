@@ -65,7 +65,12 @@ async def test_two_pages_and_the_chat_play_a_game_to_its_end(
         for screen in screens:
             await screen.shows(lobby.version)
             await expect(screen.page.locator("[data-role=lobby]")).to_be_visible()
+        # each page's lobby is its viewer's: the seated may start, a visitor may join
+        for screen in (ann, bob):
             await expect(screen.page.locator("[data-action=start]")).to_be_visible()
+            await expect(screen.page.locator("[data-action=join]")).to_have_count(0)
+        await expect(dan.page.locator("[data-action=join]")).to_be_visible()
+        await expect(dan.page.locator("[data-action=start]")).to_have_count(0)
         # no page ever got a card of a hand not its viewer's, in any frame
         assert bot.check_all_frames(tid, start) >= len(screens)
         for screen in screens:

@@ -1,7 +1,7 @@
 // Draws a state frame (PROTOCOL.md) into the page's fixed sections. The server decides
 // everything; the page shows what it is sent and turns taps into presses.
 
-import { cardBack, drawCard, suitIcon, tableCard } from "./cards.js";
+import { SUIT_SYMBOLS, cardBack, drawCard, suitIcon, tableCard } from "./cards.js";
 import { fill, h, rich, role, show } from "./dom.js";
 import { word } from "./words.js";
 
@@ -27,8 +27,9 @@ export function render(state, ctx) {
   // the end is a banner with its buttons at the top, the standings under it, and nothing of
   // the finished table below (no dead hand, no turn line)
   const ended = Boolean(state.end);
+  const before = cardPlaces();
   renderTable(ended ? null : state.table, t);
-  renderLobby(state.status === "lobby" ? state.lobby : null);
+  renderLobby(state.status === "lobby" ? state.lobby : null, state.you?.seat ?? null, t);
   const endButtons = renderEnd(state.end, state.tally, t);
   renderChoice(state.choice, ctx);
   const me = (state.table?.players ?? []).find((p) => p.you) ?? null;
@@ -36,6 +37,36 @@ export function render(state, ctx) {
   renderButtons(endButtons ?? role("actions"), state.buttons ?? [], ctx);
   if (endButtons) renderButtons(role("actions"), [], ctx);
   renderLog(ended ? [] : state.table?.recent ?? [], ended ? null : state.tally, t);
+  flyIn(before);
+}
+
+/** Where each card of the hand and of the table is now (before a state is drawn). */
+function cardPlaces() {
+  const places = { hand: new Map(), table: new Set() };
+  for (const el of document.querySelectorAll("[data-card]")) places.hand.set(el.dataset.card, el.getBoundingClientRect());
+  for (const el of document.querySelectorAll("[data-table-card]")) places.table.add(el.dataset.tableCard);
+  return places;
+}
+
+/** A card new on the table moves in: from its place in the hand when it was yours, else
+ * from above. Short, and none at all when the system asks for reduced motion. */
+function flyIn(before) {
+  if (!before.table.size && !before.hand.size) return; // the first state: nothing moved
+  if (window.matchMedia?.("(prefers-reduced-motion: reduce)").matches) return;
+  for (const el of document.querySelectorAll("[data-table-card]")) {
+    const code = el.dataset.tableCard;
+    if (before.table.has(code)) continue;
+    const to = el.getBoundingClientRect();
+    const from = before.hand.get(code);
+    const dx = from ? from.left - to.left : 0;
+    const dy = from ? from.top - to.top : -24;
+    const turn = getComputedStyle(el).transform;
+    const end = turn === "none" ? "none" : turn;
+    el.animate(
+      [{ transform: `translate(${dx}px, ${dy}px)`, opacity: from ? 1 : 0 }, { transform: end, opacity: 1 }],
+      { duration: from ? 320 : 240, easing: "cubic-bezier(.2,.8,.2,1)" },
+    );
+  }
 }
 
 function renderTable(table, t) {
@@ -85,17 +116,32 @@ function renderTable(table, t) {
 
   const pairs = role("pairs");
   pairs.setAttribute("aria-label", t("table"));
+  // the cards just played are lit
+  const last = new Set(table.last ?? []);
+  const lit = (code) => (last.has(code) ? "last" : null);
   fill(pairs, ...(table.pairs ?? []).map((pair) =>
     h("div", { class: pair.cover ? "pair covered" : "pair" },
-      tableCard(pair.attack, { "data-table-card": pair.attack.code }, { trump: isTrump(pair.attack, table.trump_suit) }),
+      tableCard(pair.attack, { "data-table-card": pair.attack.code, class: lit(pair.attack.code) },
+        { trump: isTrump(pair.attack, table.trump_suit) }),
       pair.cover
-        ? tableCard(pair.cover, { "data-table-card": pair.cover.code, class: "cover" }, { trump: isTrump(pair.cover, table.trump_suit) })
+        ? tableCard(pair.cover, { "data-table-card": pair.cover.code, class: ["cover", lit(pair.cover.code)].filter(Boolean).join(" ") },
+          { trump: isTrump(pair.cover, table.trump_suit) })
         : null)));
   const empty = !(table.pairs ?? []).length;
   pairs.classList.toggle("empty", empty);
   if (empty) pairs.append(h("p", { class: "empty-note" }, t("empty")));
 
   rich(role("status"), table.status_line ?? "");
+
+  // the trump, named: a chip of its own beside the turn line, readable on the felt
+  const chip = role("trump-chip");
+  show(chip, Boolean(table.trump_suit));
+  if (table.trump_suit) {
+    fill(chip, h("span", { class: "chip-label" }, t("trump")),
+      h("span", { class: `chip-suit ${/[HD]/.test(table.trump_suit) ? "red" : "black"}` }, suitIcon(table.trump_suit, "suit")));
+    chip.setAttribute("aria-label", `${t("trump")} ${SUIT_SYMBOLS[table.trump_suit] ?? ""}`);
+    chip.dataset.suit = table.trump_suit;
+  }
 }
 
 function playerChip(p, t) {
@@ -122,7 +168,7 @@ function isTrump(card, trumpSuit) {
   return Boolean(trumpSuit) && card.code.slice(-1) === trumpSuit && !card.code.startsWith("X");
 }
 
-function renderLobby(lobby) {
+function renderLobby(lobby, mySeat, t) {
   const section = role("lobby");
   show(section, Boolean(lobby));
   if (!lobby) return;
@@ -130,7 +176,11 @@ function renderLobby(lobby) {
   fill(section,
     lobby.rules ? h("p", { class: "rules" }, lobby.rules) : null,
     h("ol", { class: "seated" }, names.map((name, seat) =>
-      h("li", { "data-seat": seat }, h("span", { class: "avatar" }, initial(name)), h("span", { class: "name" }, name)))),
+      h("li", { "data-seat": seat, class: seat === mySeat ? "you" : null },
+        h("span", { class: "avatar" }, initial(name)), h("span", { class: "name" }, name),
+        seat === mySeat ? h("span", { class: "tag you-tag" }, t("you")) : null))),
+    // why Start is greyed
+    lobby.problem ? h("p", { class: "problem", "data-role": "lobby-problem" }, lobby.problem) : null,
   );
 }
 
