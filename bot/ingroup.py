@@ -343,9 +343,11 @@ class InGroupHands:
                     raise
             # gone (expired, deleted, never delivered): a new one, if the player may get it
             hand.ephemeral_id, hand.sent = None, None
-            if not await self._eligible(hand):
-                hand.wanted, hand.waiting = content, True
-                return
+        if not await self._eligible(hand):
+            # his press is too old by now (the budget kept it waiting): no request that
+            # Telegram would refuse; the hand waits for his next press
+            hand.wanted, hand.waiting = content, True
+            return
         old = hand.ephemeral_id
         params = content.params()
         params["chat_id"] = hand.chat_id

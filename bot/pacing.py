@@ -30,6 +30,7 @@ that arrived although their send timed out.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import heapq
 import itertools
@@ -227,6 +228,7 @@ class Pacer(BaseRateLimiter[int]):
 
     __slots__ = (
         "_budgets",
+        "_ephemeral_recent",
         "_ephemeral_shared",
         "_overall",
         "_pacing",
@@ -252,8 +254,10 @@ class Pacer(BaseRateLimiter[int]):
         """Budgets shared with other processes (several processes on one database): a
         request to such a chat also waits for its shared slot, just before it goes."""
         self._pauses: set[asyncio.Task[None]] = set()
-        self._ephemeral_shared: set[int] = set()
-        """Groups whose ephemeral messages drew a 429: they share the group's budget."""
+        self._ephemeral_shared = False
+        """Whether ephemeral messages were found to share their group's budget."""
+        self._ephemeral_recent: dict[int, collections.deque[float]] = {}
+        """Until then, when each group's ephemeral messages went, over the last minute."""
 
     @property
     def pacing(self) -> Pacing:
@@ -282,15 +286,47 @@ class Pacer(BaseRateLimiter[int]):
     def ephemeral_budget(self, chat_id: int, user_id: int) -> int | str:
         """The budget an ephemeral message to ``user_id`` in group ``chat_id`` spends.
         Telegram does not say; each (group, receiver) pair is paced like a private chat
-        until one draws a 429, which is taken to mean that the group's ephemeral messages
-        share its budget: from then on they queue behind the group's (twenty a minute)."""
-        if chat_id in self._ephemeral_shared:
+        until one draws a 429, which is taken to mean that ephemeral messages share their
+        group's budget — a rule of the server, so for every group: from then on they queue
+        behind the group's (twenty a minute)."""
+        if self._ephemeral_shared:
             return chat_id
         return f"e{chat_id}:{user_id}"
 
     def ephemeral_shared(self, chat_id: int) -> bool:
         """Whether the group's ephemeral messages were found to share its budget."""
-        return chat_id in self._ephemeral_shared
+        return self._ephemeral_shared
+
+    def _ephemeral_went(self, chat_id: int) -> None:
+        """An ephemeral message went to group ``chat_id`` (remembered for a minute, while
+        they are paced apart from the group)."""
+        if self._ephemeral_shared:
+            return
+        now = self._now()
+        went = self._ephemeral_recent.setdefault(chat_id, collections.deque())
+        went.append(now)
+        while went and went[0] < now - 60.0:
+            went.popleft()
+        if len(self._ephemeral_recent) > _SWEEP_EVERY:
+            for chat in [c for c, w in self._ephemeral_recent.items() if w[-1] < now - 60.0]:
+                del self._ephemeral_recent[chat]
+
+    def _share_ephemeral(self) -> None:
+        """Ephemeral messages share their group's budget after all: each group's bucket is
+        charged with those that went there in the last minute, so that the group's own
+        next message does not draw a 429 of its own."""
+        if self._ephemeral_shared:
+            return
+        self._ephemeral_shared = True
+        log.info("ephemeral messages share their group's budget: they are paced with it")
+        now = self._now()
+        for chat, went in self._ephemeral_recent.items():
+            count = sum(1 for at in went if at >= now - 60.0)
+            if count:
+                budget = self._budget(chat)
+                budget.tat = max(budget.tat, now) + count * budget.interval
+                self._schedule(budget)
+        self._ephemeral_recent.clear()
 
     def _budget(self, chat: int | str) -> _Budget:
         budget = self._budgets.get(chat)
@@ -467,15 +503,18 @@ class Pacer(BaseRateLimiter[int]):
                 noted = self.sent is not None and endpoint == "sendMessage" and receiver is None
                 if noted and isinstance(chat, int):
                     return await self._noted(chat, callback, args, kwargs)
-                return await callback(*args, **kwargs)
+                done = await callback(*args, **kwargs)
+                if receiver is not None and isinstance(chat, int):
+                    self._ephemeral_went(chat)
+                return done
             except RetryAfter as exc:
                 seconds = retry_after_seconds(exc)
                 log.warning("chat %s: %s drew a flood wait of %.0f s", key, endpoint, seconds)
                 attempts += 1
                 if receiver is not None and isinstance(chat, int):
-                    # one user's ephemeral messages were stopped: the group's are paced
-                    # with the group from now on, and wait as the group waits
-                    self._ephemeral_shared.add(chat)
+                    # one user's ephemeral messages were stopped: every group's are paced
+                    # with the group from now on, and this one waits as its group waits
+                    self._share_ephemeral()
                     self.pause(chat, seconds)
                 if key is not None:
                     self.pause(key, seconds)

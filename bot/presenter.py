@@ -573,6 +573,8 @@ class Presenter:
                 seat,
                 user_id,
                 new=ephemeral_id is None,
+                # first in the chat's queue: his press allows a new message for 15 s only
+                priority=Priority.URGENT,
                 choice=choice,
                 selection=selection,
                 purpose=purpose,

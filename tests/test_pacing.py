@@ -295,13 +295,28 @@ async def test_a_429_on_an_ephemeral_message_makes_the_group_s_share_its_budget(
     calls = Calls(floods=1)
     assert await ephemeral(p, calls, PRIVATE) == {"ok": True}
     assert len(calls.times) == 2 and calls.times[1] - calls.times[0] >= 1.0 - 1e-3
-    assert p.ephemeral_shared(GROUP) and not p.ephemeral_shared(GROUP - 1)
+    assert p.ephemeral_shared(GROUP) and p.ephemeral_shared(GROUP - 1), "a rule of the server"
     assert p.ephemeral_budget(GROUP, OTHER) == GROUP
+    assert p.ephemeral_budget(GROUP - 1, OTHER) == GROUP - 1
     loop = asyncio.get_running_loop()
     start = loop.time()
     await ephemeral(p, Calls(), OTHER)
     await ephemeral(p, Calls(), PRIVATE)
     assert loop.time() - start >= 0.3 - 1e-3, "they now take turns in the group's bucket"
+
+
+async def test_what_went_apart_is_charged_to_its_group_once_they_share() -> None:
+    """Ephemeral messages that went apart from another group before the lesson are counted
+    against that group's bucket: its own next message waits for them."""
+    p = pacer(group_interval=0.2, group_burst=2)
+    other = GROUP - 1
+    for _ in range(3):
+        data = {"chat_id": other, "receiver_user_id": PRIVATE}
+        await p.process_request(Calls(), (), {}, "editEphemeralMessageText", data, None)
+    assert p.delay(other) == 0.0, "apart, the group's bucket was untouched"
+    with paced(Priority.URGENT, retry=False), pytest.raises(RetryAfter):
+        await ephemeral(p, Calls(floods=1), PRIVATE)  # GROUP's flood wait teaches the rule
+    assert p.delay(other) >= 3 * 0.2 - 2 * 0.2 - 1e-3
 
 
 async def test_an_ephemeral_message_is_cut_to_1024_characters() -> None:
