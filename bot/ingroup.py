@@ -271,8 +271,10 @@ class InGroupHands:
                     hand.wanted = None
                     break
                 if (hand.ephemeral_id is None or hand.new) and not await self._eligible(hand):
-                    hand.waiting = True  # kept: the next press sends it
-                    break
+                    if hand.ephemeral_id is None:
+                        hand.waiting = True  # kept: the next press sends it
+                        break
+                    hand.new = False  # too late for a new message: the one he has is edited
                 if self._pacer is not None:
                     budget = self._pacer.ephemeral_budget(hand.chat_id, hand.user_id)
                     await self._pacer.acquire(budget, hand.priority)
@@ -345,7 +347,11 @@ class InGroupHands:
             hand.ephemeral_id, hand.sent = None, None
         if not await self._eligible(hand):
             # his press is too old by now (the budget kept it waiting): no request that
-            # Telegram would refuse; the hand waits for his next press
+            # Telegram would refuse; the message he has is edited, or, if none, the hand
+            # waits for his next press
+            if hand.ephemeral_id is not None:
+                hand.wanted = hand.wanted or content
+                return
             hand.wanted, hand.waiting = content, True
             return
         old = hand.ephemeral_id
