@@ -198,8 +198,11 @@ _WEBAPP_SCRIPT = """
   const webApp = {
     initData: config.initData,
     initDataUnsafe: config.initDataUnsafe,
-    version: "8.0",
-    platform: "tdesktop",
+    version: config.version,
+    platform: config.platform,
+    safeAreaInset: config.safeAreaInset,
+    contentSafeAreaInset: config.contentSafeAreaInset,
+    isFullscreen: false,
     colorScheme: config.colorScheme,
     themeParams: config.themeParams,
     isExpanded: false,
@@ -212,6 +215,11 @@ _WEBAPP_SCRIPT = """
     setHeaderColor(colour) { record("setHeaderColor", colour); },
     setBackgroundColor(colour) { record("setBackgroundColor", colour); },
     disableVerticalSwipes() { record("disableVerticalSwipes"); },
+    requestFullscreen() {
+      record("requestFullscreen");
+      this.isFullscreen = true;
+      for (const handler of handlers.fullscreenChanged ?? []) handler.call(this);
+    },
     onEvent(name, handler) { (handlers[name] ??= []).push(handler); },
     offEvent(name, handler) {
       handlers[name] = (handlers[name] ?? []).filter((h) => h !== handler);
@@ -240,6 +248,12 @@ _WEBAPP_SCRIPT = """
     calls,
     sockets: 0,
     handled: 0,
+    setSafeArea(inset, content) {
+      webApp.safeAreaInset = inset;
+      webApp.contentSafeAreaInset = content;
+      for (const handler of handlers.safeAreaChanged ?? []) handler.call(webApp);
+      for (const handler of handlers.contentSafeAreaChanged ?? []) handler.call(webApp);
+    },
     setTheme(themeParams, colorScheme) {
       webApp.themeParams = themeParams;
       webApp.colorScheme = colorScheme;
@@ -350,6 +364,10 @@ async def open_telegram_page(
     auth_date: int | None = None,
     init_data: str | None = None,
     haptics: bool = True,
+    platform: str = "tdesktop",
+    version: str = "8.0",
+    safe_area: Mapping[str, int] | None = None,
+    content_safe_area: Mapping[str, int] | None = None,
     inject: bool = True,
     telegram_script: str | None = None,
     fake_clock: bool = False,
@@ -416,6 +434,12 @@ async def open_telegram_page(
             "colorScheme": color_scheme,
             "themeParams": theme,
             "haptics": haptics,
+            "platform": platform,
+            "version": version,
+            "safeAreaInset": dict(safe_area or {"top": 0, "bottom": 0, "left": 0, "right": 0}),
+            "contentSafeAreaInset": dict(
+                content_safe_area or {"top": 0, "bottom": 0, "left": 0, "right": 0}
+            ),
         }
         await context.add_init_script(_WEBAPP_SCRIPT % json.dumps(config))
     try:

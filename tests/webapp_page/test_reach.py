@@ -121,3 +121,38 @@ async def test_the_bar_keeps_clear_of_telegrams_safe_area(
         lifted = (await boxes(tp, "[data-action=take]"))[0]
         assert lifted["y"] == take["y"] - 34
         assert lifted["y"] + lifted["h"] <= HEIGHT - 34
+
+
+async def test_a_phone_gets_the_whole_screen_with_telegram_s_safe_areas(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    """On a phone with Bot API 8.0 the page asks for the whole screen, and keeps the move
+    bar above Telegram's safe areas as they change; a desktop client, or an older one, is
+    asked for nothing of it and the page works the same."""
+    async with open_page(
+        platform="android",
+        safe_area={"top": 24, "bottom": 20, "left": 0, "right": 0},
+        content_safe_area={"top": 46, "bottom": 0, "left": 0, "right": 0},
+    ) as tp:
+        peer, _ = await server.hello()
+        await show(tp, peer, frames.mid_game(41))
+        assert ["requestFullscreen"] in await tp.telegram_calls()
+        bottom = "getComputedStyle(document.documentElement).getPropertyValue(arguments[0])"
+        read = f"(name) => {bottom.replace('arguments[0]', 'name')}"
+        assert (await tp.page.evaluate(read, "--tg-safe-area-inset-bottom")).strip() == "20px"
+        lowest = max(b["y"] + b["h"] for b in await boxes(tp, "[data-action]"))
+        assert lowest <= HEIGHT - 20 + 0.5, "the moves stay above the safe area"
+        await tp.page.evaluate(
+            "() => window.__telegram.setSafeArea("
+            "{top: 24, bottom: 48, left: 0, right: 0}, {top: 46, bottom: 0, left: 0, right: 0})"
+        )
+        assert (await tp.page.evaluate(read, "--tg-safe-area-inset-bottom")).strip() == "48px"
+        await expect(tp.page.locator("[data-role=actions]")).to_be_visible()
+        lowest = max(b["y"] + b["h"] for b in await boxes(tp, "[data-action]"))
+        assert lowest <= HEIGHT - 48 + 0.5, "still above it once it grew"
+    for options in ({"platform": "tdesktop"}, {"platform": "android", "version": "7.10"}):
+        async with open_page(**options) as tp:
+            peer, _ = await server.hello()
+            await show(tp, peer, frames.mid_game(41))
+            assert ["requestFullscreen"] not in await tp.telegram_calls(), options
+            await expect(tp.page.locator("[data-action=take]")).to_be_visible()

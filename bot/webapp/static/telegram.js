@@ -43,6 +43,41 @@ export function fitTelegram(webApp) {
   } catch {
     // an older client draws its own colours: the page works all the same
   }
+  fillScreen(webApp);
+}
+
+const PHONES = new Set(["android", "ios"]);
+const SIDES = ["top", "bottom", "left", "right"];
+
+/**
+ * On a phone, the whole screen for the table (Bot API 8.0: requestFullscreen), with
+ * Telegram's safe areas (the system's, and Telegram's own controls over a full-screen app)
+ * as CSS variables --tg-safe-area-inset-* and --tg-content-safe-area-inset-*, kept current.
+ * An older client, or a desktop one, keeps its usual frame and sets none of them.
+ */
+function fillScreen(webApp) {
+  if (!webApp?.isVersionAtLeast?.("8.0")) return;
+  const insets = () => {
+    const root = document.documentElement;
+    for (const [prefix, inset] of [
+      ["--tg-safe-area-inset", webApp.safeAreaInset],
+      ["--tg-content-safe-area-inset", webApp.contentSafeAreaInset],
+    ]) {
+      for (const side of SIDES) {
+        const value = Number(inset?.[side]);
+        if (Number.isFinite(value) && value >= 0) root.style.setProperty(`${prefix}-${side}`, `${value}px`);
+      }
+    }
+  };
+  try {
+    insets();
+    for (const name of ["safeAreaChanged", "contentSafeAreaChanged", "fullscreenChanged"]) {
+      webApp.onEvent?.(name, insets);
+    }
+    if (PHONES.has(webApp.platform) && !webApp.isFullscreen) webApp.requestFullscreen?.();
+  } catch {
+    // a client that refuses full screen keeps the page in its usual frame
+  }
 }
 
 const COLOUR = /^#[0-9a-f]{3,8}$/i;
