@@ -19,7 +19,7 @@ from typing import Any
 import aiohttp
 from fake_telegram import FakeTelegramServer, FakeUser, Limits
 
-from .harness import Table, bot_running, stored
+from .harness import Table, bot_running, callback_buttons, kind_of, stored
 from .pages import (
     Frame,
     PageClient,
@@ -101,7 +101,10 @@ async def test_pages_follow_a_game_played_in_the_chat(tmp_path: Path) -> None:
         lobby = pages[0].state
         assert lobby is not None and lobby["status"] == "lobby"
         assert lobby["lobby"]["players"] == ["Ann", "Bob"] and lobby["hand"] is None
-        assert {b["action"] for b in lobby["buttons"]} == {"join", "leave", "start"}
+        # a seated player may leave or start; a visitor only join
+        assert {b["action"] for b in lobby["buttons"]} == {"leave", "start"}
+        assert spy.state is not None
+        assert {b["action"] for b in spy.state["buttons"]} == {"join"}
         await table.start()
         start = stored(bot.db, table.table_id).version
         await table.finish(bot.db, rng)
@@ -542,7 +545,8 @@ async def test_a_page_of_a_finished_or_cancelled_table(tmp_path: Path) -> None:
         ann = await bot.page(table.users[0], table.table_id)
         playing = ann.state
         assert playing is not None
-        [stale] = [b["press"] for b in playing["buttons"] if b["action"] == "refresh"]
+        # the page is live and has no Refresh; the chat's hand has one, the same press
+        [stale] = [d for d in callback_buttons(table.hand(table.users[0])) if kind_of(d) == "f"]
         await table.finish(bot.db, rng)
         end = stored(bot.db, table.table_id)
         final = await ann.wait_state(lambda s: s["status"] == "finished")
@@ -562,11 +566,11 @@ async def test_a_page_of_a_finished_or_cancelled_table(tmp_path: Path) -> None:
         await second.start_bots()
         await second.open_lobby()
         page = await bot.page(second.users[0], second.table_id)
-        join = next(b["press"] for b in page.state["buttons"] if b["action"] == "join")  # type: ignore[index]
+        leave = next(b["press"] for b in page.state["buttons"] if b["action"] == "leave")  # type: ignore[index]
         await bot.tg.send_command(second.users[0], second.group, "cancel")
         closed = await page.wait_state(lambda s: s["status"] == "cancelled")
         assert closed["buttons"] == [] and closed["end"]["text"]
-        reply = await page.press(join, closed["v"])
+        reply = await page.press(leave, closed["v"])
         assert reply["t"] == "notice" and reply["text"]
         assert stored(bot.db, second.table_id).status == "cancelled"
 
