@@ -50,6 +50,7 @@ TEXT_KEYS: Final = (
     "reconnecting",
     "you",
     "partner",
+    "home_screen",
 )
 """The page's words of the table (``webapp.<key>`` in the catalogs), sent in every state:
 the page looks each up in a state's ``texts`` (PROTOCOL.md), its own copy before the first."""

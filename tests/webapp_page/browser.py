@@ -215,6 +215,11 @@ _WEBAPP_SCRIPT = """
     setHeaderColor(colour) { record("setHeaderColor", colour); },
     setBackgroundColor(colour) { record("setBackgroundColor", colour); },
     disableVerticalSwipes() { record("disableVerticalSwipes"); },
+    addToHomeScreen() {
+      record("addToHomeScreen");
+      for (const handler of handlers.homeScreenAdded ?? []) handler.call(this);
+    },
+    checkHomeScreenStatus(callback) { callback(config.homeScreen); },
     requestFullscreen() {
       record("requestFullscreen");
       this.isFullscreen = true;
@@ -366,6 +371,7 @@ async def open_telegram_page(
     haptics: bool = True,
     platform: str = "tdesktop",
     version: str = "8.0",
+    home_screen: str = "missed",
     safe_area: Mapping[str, int] | None = None,
     content_safe_area: Mapping[str, int] | None = None,
     inject: bool = True,
@@ -436,6 +442,7 @@ async def open_telegram_page(
             "haptics": haptics,
             "platform": platform,
             "version": version,
+            "homeScreen": home_screen,
             "safeAreaInset": dict(safe_area or {"top": 0, "bottom": 0, "left": 0, "right": 0}),
             "contentSafeAreaInset": dict(
                 content_safe_area or {"top": 0, "bottom": 0, "left": 0, "right": 0}

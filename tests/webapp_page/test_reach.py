@@ -156,3 +156,25 @@ async def test_a_phone_gets_the_whole_screen_with_telegram_s_safe_areas(
             await show(tp, peer, frames.mid_game(41))
             assert ["requestFullscreen"] not in await tp.telegram_calls(), options
             await expect(tp.page.locator("[data-action=take]")).to_be_visible()
+
+
+async def test_the_table_can_go_on_the_home_screen_where_the_client_can(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    """A client of Bot API 8.0 without the shortcut yet is offered one; pressed, Telegram is
+    asked and the offer goes; with the shortcut there, or an older client, nothing shows."""
+    async with open_page(home_screen="missed") as tp:
+        peer, _ = await server.hello()
+        await show(tp, peer, frames.mid_game(41))
+        offer = tp.page.locator("[data-role=home-screen]")
+        await expect(offer).to_be_visible()
+        await expect(offer).to_have_text("📲 To the home screen")
+        await offer.click()
+        assert ["addToHomeScreen"] in await tp.telegram_calls()
+        await expect(offer).to_be_hidden()
+    for options in ({"home_screen": "added"}, {"version": "7.10"}):
+        async with open_page(**options) as tp:
+            peer, _ = await server.hello()
+            await show(tp, peer, frames.mid_game(41))
+            await expect(tp.page.locator("[data-role=home-screen]")).to_be_hidden()
+            assert ["addToHomeScreen"] not in await tp.telegram_calls(), options

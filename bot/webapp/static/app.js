@@ -5,7 +5,9 @@ import { setClock } from "./clock.js";
 import { Connection } from "./connection.js";
 import { role, show } from "./dom.js";
 import { render } from "./render.js";
-import { applyTheme, fitTelegram, haptic, loadWebApp, socketUrl, startToken } from "./telegram.js";
+import {
+  applyTheme, fitTelegram, haptic, loadWebApp, offerHomeScreen, socketUrl, startToken,
+} from "./telegram.js";
 import { pickLang, word } from "./words.js";
 
 const NOTICE_MS = 5000;
@@ -152,6 +154,7 @@ async function main() {
   webApp?.ready?.();
   webApp?.expand?.();
   fitTelegram(webApp);
+  offerHomeScreen(webApp, document.querySelector('[data-role="home-screen"]'), t("home_screen"));
   keepBarRoom();
   showConnection(t("connecting"));
 

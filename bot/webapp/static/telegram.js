@@ -46,6 +46,27 @@ export function fitTelegram(webApp) {
   fillScreen(webApp);
 }
 
+/**
+ * A button that puts the table on the phone's home screen (Bot API 8.0: addToHomeScreen),
+ * shown only where the client can and the shortcut is not there yet.
+ */
+export function offerHomeScreen(webApp, button, label) {
+  if (!button || !webApp?.isVersionAtLeast?.("8.0") || typeof webApp.addToHomeScreen !== "function") return;
+  button.textContent = label;
+  const hide = () => { button.hidden = true; };
+  try {
+    webApp.onEvent?.("homeScreenAdded", hide);
+    button.addEventListener("click", () => webApp.addToHomeScreen());
+    if (typeof webApp.checkHomeScreenStatus === "function") {
+      webApp.checkHomeScreenStatus((status) => { button.hidden = !["missed", "unknown"].includes(status); });
+    } else {
+      button.hidden = false;
+    }
+  } catch {
+    hide();
+  }
+}
+
 const PHONES = new Set(["android", "ios"]);
 const SIDES = ["top", "bottom", "left", "right"];
 

@@ -23,6 +23,7 @@ const WORDS = {
     spectator: "You are watching",
     you: "you",
     partner: "partner",
+    home_screen: "📲 To the home screen",
   },
   ru: {
     connecting: "Подключение…",
@@ -45,6 +46,7 @@ const WORDS = {
     spectator: "Вы смотрите",
     you: "вы",
     partner: "партнёр",
+    home_screen: "📲 На главный экран",
   },
 };
 
