@@ -28,6 +28,7 @@ from .harness import (
     set_group_rules,
     settings_for,
     stored,
+    tapped_cards,
 )
 
 
@@ -129,11 +130,12 @@ async def test_a_timed_out_edit_is_tried_again_and_the_latest_state_arrives(
 
 
 def live_hands(tg: FakeTelegramServer, user: FakeUser) -> list[FakeMessage]:
-    """The bot's messages in ``user``'s private chat that still have card buttons."""
+    """The bot's messages in ``user``'s private chat that still have card buttons (a card
+    that can go now, or one greyed out)."""
     return [
         m
         for m in tg.messages(tg.private_chat(user), from_bot=True)
-        if not m.deleted and any(d[1:].startswith("t.") for d in callback_buttons(m))
+        if not m.deleted and tapped_cards(m)
     ]
 
 
