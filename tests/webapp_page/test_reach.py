@@ -178,3 +178,27 @@ async def test_the_table_can_go_on_the_home_screen_where_the_client_can(
             await show(tp, peer, frames.mid_game(41))
             await expect(tp.page.locator("[data-role=home-screen]")).to_be_hidden()
             assert ["addToHomeScreen"] not in await tp.telegram_calls(), options
+
+
+async def test_a_phone_held_sideways_keeps_every_move_in_reach(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    """Landscape (740×360), six players and twenty cards: every move on screen, nothing
+    wider than the screen, every card still a 40 px strip to tap."""
+    width, height = HEIGHT, WIDTH
+    async with open_page(width=width, height=height, platform="android") as tp:
+        peer, _ = await server.hello()
+        state = frames.crowded(60)
+        await show(tp, peer, state)
+        assert await tp.page.evaluate("document.documentElement.scrollWidth") <= width
+        for top in (True, False):
+            if not top:
+                await tp.page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+            moves = await boxes(tp, "[data-action]")
+            assert len(moves) == len(state["buttons"])
+            for box in moves:
+                assert box["y"] >= 0 and box["y"] + box["h"] <= height, box
+                assert box["x"] >= 0 and box["x"] + box["w"] <= width, box
+                assert box["h"] >= 40, box
+        strips = await tp.page.evaluate(STRIPS)
+        assert len(strips) == 20 and min(strips) >= 40, strips
