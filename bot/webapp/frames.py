@@ -26,6 +26,7 @@ __all__ = [
     "Hello",
     "Ping",
     "Press",
+    "Share",
     "Unknown",
     "ack",
     "error",
@@ -76,13 +77,18 @@ class Ping:
 
 
 @dataclass(frozen=True, slots=True)
+class Share:
+    """Invite someone to the table: the page asks for a prepared message to share."""
+
+
+@dataclass(frozen=True, slots=True)
 class Unknown:
     """A frame of a kind this server does not know."""
 
     t: str
 
 
-ClientFrame: TypeAlias = Hello | Press | Ping | Unknown
+ClientFrame: TypeAlias = Hello | Press | Ping | Share | Unknown
 
 
 def _text(data: dict[str, Any], name: str, limit: int, *, optional: bool = False) -> str | None:
@@ -124,6 +130,8 @@ def parse(text: str | bytes) -> ClientFrame:
         return Press(press, version)
     if kind == "ping":
         return Ping()
+    if kind == "share":
+        return Share()
     return Unknown(kind[:32])
 
 

@@ -237,6 +237,10 @@ class Hub:
             tally=tally[1] if tally is not None else None,
             codec=self._rt.codec,
             now=time.time(),
+            invitable=(
+                self._rt.webapp is not None
+                and self._rt.webapp.direct_link(self._rt.bot_username, live.table_id) is not None
+            ),
         )
 
     def _show(self, live: Live, pages: Sequence[Page], *, force: bool) -> None:

@@ -10,10 +10,19 @@ is shown it, and the chat's hand message stays as it was.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from telegram import Bot, User
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
+    User,
+)
+from telegram.error import TelegramError
 
 from bot import callbacks as cb
 from bot.cluster.routing import NotHere
@@ -33,6 +42,8 @@ if TYPE_CHECKING:
     from bot.runtime import Runtime
 
 __all__ = ["PAGE_PRESS", "PageDesk", "telegram_user"]
+
+log = logging.getLogger(__name__)
 
 
 PAGE_PRESS = "page"
@@ -133,6 +144,40 @@ class PageDesk:
                 if current is not None:
                     shown(current, None)
             return f.notice(exc.reason, refusal_text(lang, exc))
+
+    async def share(self, page: Page) -> dict[str, Any]:
+        """A prepared message (Bot API 8.0, ``savePreparedInlineMessage``) that invites to
+        the page's table with its direct link, for the page to hand to Telegram's
+        ``shareMessage``: the user picks the chat. A ``notice`` where the table has no
+        direct link (no Mini App short name) or Telegram refuses."""
+        lang = page.lang
+        links = self._rt.webapp
+        link = links.direct_link(self._rt.bot_username, page.table_id) if links else None
+        if link is None:
+            return f.notice("no_share", tr(lang, "webapp.no_share"))
+        title = await self._presenter.title(await self._chat_of(page.table_id))
+        text = tr(lang, "webapp.invite_text", group=title or tr(lang, "table.title"))
+        result = InlineQueryResultArticle(
+            id=f"t{page.table_id}",
+            title=tr(lang, "webapp.invite_title"),
+            input_message_content=InputTextMessageContent(text),
+            reply_markup=InlineKeyboardMarkup(
+                [[InlineKeyboardButton(tr(lang, "table.btn.open_app"), url=link)]]
+            ),
+        )
+        try:
+            prepared = await self._bot.save_prepared_inline_message(
+                page.user.id, result, allow_user_chats=True, allow_group_chats=True
+            )
+        except TelegramError as exc:
+            log.info("table %s: no invitation prepared: %s", page.table_id, exc)
+            return f.notice("no_share", tr(lang, "webapp.no_share"))
+        return {"t": "share", "id": prepared.id}
+
+    async def _chat_of(self, table_id: int) -> int:
+        assert self._rt.store is not None
+        row = await self._rt.store.get_table(table_id)
+        return row.chat_id if row is not None else 0
 
     async def _elsewhere(self, page: Page, frame: f.Press, shard: int) -> dict[str, Any]:
         """A press of a page of a table another process holds: run there, and answered and

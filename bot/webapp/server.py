@@ -104,6 +104,10 @@ class PressDesk(Protocol):
     async def press(self, page: Page, frame: f.Press) -> dict[str, Any]:
         """Run one press; the ``ack`` or ``notice`` that answers it."""
 
+    async def share(self, page: Page) -> dict[str, Any]:
+        """A prepared message inviting to the page's table; its ``share`` frame, or a
+        ``notice`` why not."""
+
 
 class Bucket:
     """How many frames a socket may still send now: :data:`RATE` a second, bursts of
@@ -363,6 +367,8 @@ class WebAppServer:
                 page.send(dumps(reply))
             finally:
                 page.release()
+        elif isinstance(frame, f.Share):
+            page.send(dumps(await self._desk.share(page)))
         else:  # a second hello, or a frame this server does not know
             page.send(dumps(f.notice("bad_frame", self._say(page.lang, "bad_frame"))))
 

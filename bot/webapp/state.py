@@ -51,6 +51,7 @@ TEXT_KEYS: Final = (
     "you",
     "partner",
     "home_screen",
+    "invite",
 )
 """The page's words of the table (``webapp.<key>`` in the catalogs), sent in every state:
 the page looks each up in a state's ``texts`` (PROTOCOL.md), its own copy before the first."""
@@ -90,6 +91,9 @@ class Scene:
     codec: cb.CallbackCodec
     now: float
     """Unix time the frame is built at."""
+    invitable: bool = False
+    """Whether the table has a direct link to invite to (a group's, with the Mini App's
+    short name)."""
     shared: dict[Lang, dict[str, Any]] = field(default_factory=dict)
     """The public table of this moment, in each language drawn so far (every viewer's
     frame has it)."""
@@ -441,6 +445,10 @@ def state_frame(
         "buttons": [],
         "end": None,
         "tally": [plain(line) for line in tally_lines(scene.tally, lang)] if scene.tally else None,
+        # the page may offer to invite (Telegram's shareMessage) to an open or running table
+        "share": scene.invitable
+        and not live.solo
+        and status in (TableStatus.LOBBY, TableStatus.PLAYING),
     }
     if status == TableStatus.LOBBY or game is None:
         if status == TableStatus.LOBBY:

@@ -522,9 +522,12 @@ async def test_refused_presses_change_nothing_and_say_why(tmp_path: Path) -> Non
             "That button is outdated: here is the current state.",
         )
         # a button of another table
-        other_press = (
-            next(c for c in elsewhere.state["hand"]["cards"])["press"]
-            or (elsewhere.state["buttons"][0]["press"])
+        # (a card or a move of that page's, else the chat's Refresh of that table: the page
+        # itself has none)
+        other_press = next(
+            (c["press"] for c in elsewhere.state["hand"]["cards"] if c["press"]), None
+        ) or next(
+            d for d in callback_buttons(other_table.hand(other_table.users[0])) if kind_of(d) == "f"
         )
         await refused(
             mine, other_press, state["v"], "wrong_table", "That button belongs to another table."
@@ -721,3 +724,24 @@ async def test_a_page_of_a_lobby_that_expires(tmp_path: Path) -> None:
         await job.run(bot.app)
         closed = await page.wait_state(lambda s: s["status"] == "cancelled")
         assert closed["buttons"] == [] and closed["lobby"] is None
+
+
+async def test_a_page_invites_to_its_table_with_a_prepared_message(tmp_path: Path) -> None:
+    """Invite: the bot prepares the invitation (savePreparedInlineMessage, Bot API 8.0) for
+    the page's user, with the table's direct link, for Telegram's shareMessage."""
+    async with mini_app(tmp_path) as bot:
+        table = await Table.create(bot.tg, 2)
+        await table.seat_everyone()
+        ann = await bot.page(table.users[0], table.table_id)
+        assert ann.state is not None and ann.state["share"] is True
+        before = len(ann.frames)
+        await ann.send({"t": "share"})
+        shared = await ann.wait_for(
+            lambda: next((f for f in ann.frames[before:] if f.get("t") == "share"), None),
+            what="the prepared invitation",
+        )
+        user_id, result = bot.tg.world.prepared[shared["id"]]
+        assert user_id == table.users[0].id
+        [[button]] = result["reply_markup"]["inline_keyboard"]
+        assert button["url"].startswith(f"https://t.me/{bot.tg.bot_user.username}/table?startapp=")
+        assert "durak" in result["input_message_content"]["message_text"].lower()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
@@ -228,6 +230,7 @@ class BotApi:
             "unpinChatMessage",
             "unpinAllChatMessages",
             "leaveChat",
+            "savePreparedInlineMessage",
         ):
             handler: Handler = getattr(self, "_" + re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower())
             self._handlers[name.lower()] = (name, handler)
@@ -1004,6 +1007,29 @@ class BotApi:
             raise bad_request(self._too_old_error(chat) if too_old else MESSAGE_TO_DELETE_NOT_FOUND)
         self._flood_consume("deleteMessages", chat)
         return True
+
+    async def _save_prepared_inline_message(self, p: Params) -> Any:
+        """Bot API 8.0: keep an inline result for a Mini App's ``shareMessage``; a
+        PreparedInlineMessage (``id``, ``expiration_date``). The user must be known; the
+        result needs a ``type`` and an ``id``; at least one kind of chat must be allowed
+        (wordings ASSUMED)."""
+        user = self.world.users.get(p.integer("user_id") or 0)
+        if user is None or user.is_bot:
+            raise bad_request("user not found")
+        result = p.get("result")
+        if isinstance(result, str):
+            try:
+                result = json.loads(result)
+            except ValueError:
+                result = None
+        if not isinstance(result, dict) or not result.get("type") or not result.get("id"):
+            raise bad_request("can't parse inline query result")
+        kinds = ("allow_user_chats", "allow_bot_chats", "allow_group_chats", "allow_channel_chats")
+        if not any(p.flag(k) for k in kinds):
+            raise bad_request("at least one chat type must be allowed")
+        prepared = f"prepared{len(self.world.prepared) + 1}"
+        self.world.prepared[prepared] = (user.id, result)
+        return {"id": prepared, "expiration_date": int(time.time()) + 86_400}
 
     async def _answer_callback_query(self, p: Params) -> Any:
         query_id = p.string("callback_query_id") or ""

@@ -54,6 +54,8 @@ class World:
         self.notifier = Notifier()
         self.queue = UpdateQueue(notifier=self.notifier)
         self.users: dict[int, FakeUser] = {bot.id: bot}
+        self.prepared: dict[str, tuple[int, dict[str, Any]]] = {}
+        """savePreparedInlineMessage's results, by id: (user id, the inline result)."""
         self.chats: dict[int, FakeChat] = {}
         self.calls: list[ApiCall] = []
         #: Calls being handled now, long polls left out.

@@ -220,6 +220,7 @@ _WEBAPP_SCRIPT = """
       for (const handler of handlers.homeScreenAdded ?? []) handler.call(this);
     },
     checkHomeScreenStatus(callback) { callback(config.homeScreen); },
+    shareMessage(id) { record("shareMessage", id); },
     requestFullscreen() {
       record("requestFullscreen");
       this.isFullscreen = true;

@@ -202,3 +202,36 @@ async def test_a_phone_held_sideways_keeps_every_move_in_reach(
                 assert box["h"] >= 40, box
         strips = await tp.page.evaluate(STRIPS)
         assert len(strips) == 20 and min(strips) >= 40, strips
+
+
+async def test_an_invitation_to_the_table_is_shared_through_telegram(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    """Where the table has a link and the client can share (Bot API 8.0), Invite asks the
+    server for a prepared message and hands it to Telegram's shareMessage; a table without
+    one, or an older client, offers nothing."""
+    async with open_page() as tp:
+        peer, _ = await server.hello()
+        state = frames.mid_game(41)
+        state["share"] = True
+        await show(tp, peer, state)
+        invite = tp.page.locator("[data-role=invite]")
+        await expect(invite).to_be_visible()
+        await expect(invite).to_have_text("📤 Invite")
+        await invite.click()
+        assert await peer.recv() == {"t": "share"}
+        await peer.send({"t": "share", "id": "prepared-1"})
+        await tp.page.wait_for_function(
+            "() => window.__telegram.calls.some((c) => c[0] === 'shareMessage')"
+        )
+        assert ["shareMessage", "prepared-1"] in await tp.telegram_calls()
+        state = frames.with_version(state, 42)
+        state["share"] = False
+        await show(tp, peer, state)
+        await expect(invite).to_be_hidden()
+    async with open_page(version="7.10") as tp:
+        peer, _ = await server.hello()
+        state = frames.mid_game(41)
+        state["share"] = True
+        await show(tp, peer, state)
+        await expect(tp.page.locator("[data-role=invite]")).to_be_hidden()

@@ -87,6 +87,7 @@ function onState(state) {
   if (state.lang === "ru" || state.lang === "en") page.lang = state.lang;
   page.texts = state.texts ?? null;
   render(state, { lang: page.lang, press, refused });
+  offerInvite(Boolean(state.share));
   setClock(state.table?.deadline_ms ?? null, state.table?.server_ms ?? null);
   showConnection("");
   if (newer) hideNotice();
@@ -105,6 +106,16 @@ function onFrame(frame) {
       // every answer is shown: "You are seated", "Sent to your private chat"...
       if (typeof frame.text === "string" && frame.text) showNotice(frame.text, { info: true });
       break;
+    case "share":
+      // the prepared invitation: Telegram asks the user which chat to send it to
+      if (typeof frame.id === "string" && frame.id) {
+        try {
+          page.webApp.shareMessage(frame.id);
+        } catch {
+          // a client that cannot share: nothing was sent anywhere
+        }
+      }
+      break;
     case "notice":
       settlePress();
       showNotice(frame.text || frame.reason || "");
@@ -119,6 +130,19 @@ function onFrame(frame) {
     default:
       break; // pong, and whatever a newer server may add
   }
+}
+
+/** "Invite": where the table has a link to share and the client can share (Bot API 8.0). */
+function offerInvite(available) {
+  const button = role("invite");
+  const can = available && page.webApp?.isVersionAtLeast?.("8.0")
+    && typeof page.webApp.shareMessage === "function";
+  button.textContent = t("invite");
+  show(button, Boolean(can));
+}
+
+function invite() {
+  if (page.connection?.ready) page.connection.send({ t: "share" });
 }
 
 function onDown(stopped, code) {
@@ -155,6 +179,7 @@ async function main() {
   webApp?.expand?.();
   fitTelegram(webApp);
   offerHomeScreen(webApp, document.querySelector('[data-role="home-screen"]'), t("home_screen"));
+  role("invite").addEventListener("click", invite);
   keepBarRoom();
   showConnection(t("connecting"));
 

@@ -24,6 +24,7 @@ const WORDS = {
     you: "you",
     partner: "partner",
     home_screen: "📲 To the home screen",
+    invite: "📤 Invite",
   },
   ru: {
     connecting: "Подключение…",
@@ -47,6 +48,7 @@ const WORDS = {
     you: "вы",
     partner: "партнёр",
     home_screen: "📲 На главный экран",
+    invite: "📤 Позвать",
   },
 };
 
