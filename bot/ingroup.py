@@ -176,18 +176,9 @@ class InGroupHands:
         """One ephemeral message, sent once: an answer to the player's ephemeral command
         (``command_id``: quoted) or press (``query_id``) that only he may read. Whether it
         went (a refusal, or no eligible action and no rights, sends nothing)."""
-        params = content.params()
-        params["chat_id"] = chat_id
-        if thread_id is not None:
-            params["message_thread_id"] = thread_id
-        ephemeral: dict[str, Any] = {"receiver_user_id": user_id}
-        if query_id is not None:
-            ephemeral["callback_query_id"] = query_id
-        elif command_id is not None:
-            params["reply_parameters"] = {"ephemeral_message_id": command_id}
-        elif not await self._is_admin(chat_id):
+        if query_id is None and command_id is None and not await self._is_admin(chat_id):
             return False
-        params["ephemeral_message_parameters"] = ephemeral
+        params = _send_params(chat_id, user_id, thread_id, content, query_id, command_id)
         if self._pacer is not None:
             await self._pacer.acquire(self._pacer.ephemeral_budget(chat_id, user_id), Priority.OWN)
         try:
@@ -270,7 +261,7 @@ class InGroupHands:
                 if hand.wanted == hand.sent and not hand.new:
                     hand.wanted = None
                     break
-                if (hand.ephemeral_id is None or hand.new) and not await self._eligible(hand):
+                if (hand.ephemeral_id is None or hand.new) and await self._grant(hand) is None:
                     if hand.ephemeral_id is None:
                         hand.waiting = True  # kept: the next press sends it
                         break
@@ -316,18 +307,16 @@ class InGroupHands:
             hand.wanted = wanted
         hand.new = hand.new or new
 
-    async def _eligible(self, hand: _Hand) -> bool:
-        """Whether a new ephemeral message may go to the player now."""
+    async def _grant(self, hand: _Hand) -> tuple[str | None, int | None] | None:
+        """What lets a new ephemeral message go to the player now: his press still fresh
+        (its query id, None), or his ephemeral command (None, its id), or the bot's rights
+        (None, None); None if nothing does."""
         now = self._clock()
         if hand.query is not None and now - hand.query_at < EPHEMERAL_WINDOW - MARGIN:
-            return True
+            return hand.query, None
         if hand.command is not None and now - hand.command_at < EPHEMERAL_WINDOW - MARGIN:
-            return True
-        try:
-            return await self._is_admin(hand.chat_id)
-        except TelegramError as exc:
-            log.info("chat %s: rights unknown: %s", hand.chat_id, exc)
-            return False
+            return None, hand.command
+        return (None, None) if await self._is_admin(hand.chat_id) else None
 
     async def _deliver(self, hand: _Hand, content: Content, new: bool) -> None:
         if hand.ephemeral_id is not None and not new:
@@ -345,7 +334,8 @@ class InGroupHands:
                     raise
             # gone (expired, deleted, never delivered): a new one, if the player may get it
             hand.ephemeral_id, hand.sent = None, None
-        if not await self._eligible(hand):
+        grant = await self._grant(hand)
+        if grant is None:
             # his press is too old by now (the budget kept it waiting): no request that
             # Telegram would refuse; the message he has is edited, or, if none, the hand
             # waits for his next press
@@ -355,17 +345,7 @@ class InGroupHands:
             hand.wanted, hand.waiting = content, True
             return
         old = hand.ephemeral_id
-        params = content.params()
-        params["chat_id"] = hand.chat_id
-        if hand.thread_id is not None:
-            params["message_thread_id"] = hand.thread_id
-        ephemeral: dict[str, Any] = {"receiver_user_id": hand.user_id}
-        now = self._clock()
-        if hand.query is not None and now - hand.query_at < EPHEMERAL_WINDOW - MARGIN:
-            ephemeral["callback_query_id"] = hand.query
-        elif hand.command is not None and now - hand.command_at < EPHEMERAL_WINDOW - MARGIN:
-            params["reply_parameters"] = {"ephemeral_message_id": hand.command}
-        params["ephemeral_message_parameters"] = ephemeral
+        params = _send_params(hand.chat_id, hand.user_id, hand.thread_id, content, *grant)
         try:
             message = await self._post("sendMessage", params, hand.priority)
         except (BadRequest, Forbidden) as exc:
@@ -426,3 +406,27 @@ class InGroupHands:
         """One call whose budget was spent already, through the bot's request path."""
         with paced(priority, retry=False, prepaid=True):
             return await self._bot._post(method, params, read_timeout=self._timeout)
+
+
+def _send_params(
+    chat_id: int,
+    user_id: int,
+    thread_id: int | None,
+    content: Content,
+    query_id: str | None,
+    command_id: int | None,
+) -> dict[str, Any]:
+    """``sendMessage``'s parameters for an ephemeral message to ``user_id``, made eligible
+    by his press (``query_id``) or quoting his ephemeral command (``command_id``); with
+    neither, by the bot's administrator rights."""
+    params = content.params()
+    params["chat_id"] = chat_id
+    if thread_id is not None:
+        params["message_thread_id"] = thread_id
+    ephemeral: dict[str, Any] = {"receiver_user_id": user_id}
+    if query_id is not None:
+        ephemeral["callback_query_id"] = query_id
+    elif command_id is not None:
+        params["reply_parameters"] = {"ephemeral_message_id": command_id}
+    params["ephemeral_message_parameters"] = ephemeral
+    return params

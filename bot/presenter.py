@@ -157,11 +157,7 @@ class Presenter:
             raise Refused("not_yours")
         if place not in (*PLACES, "private") or not await self.private_ok(user_id):
             raise Refused("outdated")
-        kept = "both" if place == "private" else place
-        if kept != await self.hand_place(user_id):
-            assert self._rt.store is not None
-            await self._rt.store.set_state(f"hand_place:{user_id}", kept)
-            self._places[user_id] = kept
+        await self._keep_place(user_id, "both" if place == "private" else place)
         key = self._group_hand_key(live, seat)
         if place == "private":
             self.ingroup.hide(key)
@@ -180,10 +176,14 @@ class Presenter:
 
     async def prefer_private(self, user_id: int) -> None:
         """He asked for his cards in private (/hand there): they show there again."""
-        if await self.hand_place(user_id) != "both":
+        await self._keep_place(user_id, "both")
+
+    async def _keep_place(self, user_id: int, place: str) -> None:
+        """Remember (in the store too) where the user sees his hands, if it changed."""
+        if place != await self.hand_place(user_id):
             assert self._rt.store is not None
-            await self._rt.store.set_state(f"hand_place:{user_id}", "both")
-            self._places[user_id] = "both"
+            await self._rt.store.set_state(f"hand_place:{user_id}", place)
+            self._places[user_id] = place
 
     def note_private(self, user_id: int, may: bool) -> None:
         """The user started the bot (or could not be written to): his hands follow."""
@@ -196,7 +196,11 @@ class Presenter:
         found = self._admin.get(chat_id)
         if found is None:
             bot = self._app.bot
-            member = await bot.get_chat_member(chat_id, bot.id)
+            try:
+                member = await bot.get_chat_member(chat_id, bot.id)
+            except TelegramError as exc:
+                log.info("chat %s: rights unknown: %s", chat_id, exc)
+                return False  # asked again next time
             found = member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
             self._admin[chat_id] = found
         return found
@@ -424,7 +428,7 @@ class Presenter:
                 # his turn, and he plays in the group alone: a new message at the bottom,
                 # where an administrator may send one (otherwise his hand is edited in
                 # place and the group's table names him)
-                new = turn and not private and await self._may_always_send(live)
+                new = turn and not private and await self.bot_is_admin(live.row.chat_id)
                 priority = Priority.URGENT if seat in answering else Priority.OWN
                 await self._draw_group_hand(
                     live, seat, who.user_id, new=new, priority=priority, place=place
@@ -494,13 +498,6 @@ class Presenter:
             priority=priority,
             moved_note=tr(lang, "hand.moved"),
         )
-
-    async def _may_always_send(self, live: Live) -> bool:
-        try:
-            return await self.bot_is_admin(live.row.chat_id)
-        except TelegramError as exc:
-            log.info("chat %s: rights unknown: %s", live.row.chat_id, exc)
-            return False
 
     async def _draw_group_hand(
         self,

@@ -8,9 +8,9 @@ the old version intact. Never edit a released migration: append a new one.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import aiosqlite
 
@@ -54,27 +54,33 @@ def played_fast(text: str | None, *, nested: bool) -> str | None:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-async def _keep_fast_throw_ins(conn: aiosqlite.Connection) -> None:
-    """Migration 8's data: the games already begun keep fast throw-ins."""
-    games = await conn.execute_fetchall("SELECT table_id, game_no, rules, final_game FROM games")
-    await conn.executemany(
+FAST_THROW_INS_STEPS: Final = (
+    (
+        "SELECT rules, final_game, table_id, game_no FROM games",
         "UPDATE games SET rules = coalesce(?, rules), final_game = coalesce(?, final_game) "
         "WHERE table_id = ? AND game_no = ?",
-        [
-            (played_fast(rules, nested=False), played_fast(final, nested=True), t, n)
-            for t, n, rules, final in games
-        ],
-    )
-    running = await conn.execute_fetchall(
-        "SELECT table_id, rules, game FROM tables WHERE status = 'playing'"
-    )
-    await conn.executemany(
+    ),
+    (
+        "SELECT rules, game, table_id FROM tables WHERE status = 'playing'",
         "UPDATE tables SET rules = coalesce(?, rules), game = coalesce(?, game) WHERE table_id = ?",
-        [
-            (played_fast(rules, nested=False), played_fast(game, nested=True), t)
-            for t, rules, game in running
-        ],
-    )
+    ),
+)
+"""Migration 8's data, on both databases: each query reads rules, a saved game and the
+row's key; its update writes them back (:func:`fast_rows`), None where nothing changes."""
+
+
+def fast_rows(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
+    """The update parameters of :data:`FAST_THROW_INS_STEPS` for the rows read."""
+    return [
+        (played_fast(rules, nested=False), played_fast(game, nested=True), *key)
+        for rules, game, *key in rows
+    ]
+
+
+async def _keep_fast_throw_ins(conn: aiosqlite.Connection) -> None:
+    """Migration 8's data: the games already begun keep fast throw-ins."""
+    for read, write in FAST_THROW_INS_STEPS:
+        await conn.executemany(write, fast_rows(await conn.execute_fetchall(read)))
 
 
 C = TypeVar("C")

@@ -21,7 +21,13 @@ import asyncpg
 
 from bot.store import pg_ratings
 from bot.store.errors import SchemaTooNewError
-from bot.store.migrations import FAST_THROW_INS, SEVERAL_PROCESSES, Migration, played_fast
+from bot.store.migrations import (
+    FAST_THROW_INS,
+    FAST_THROW_INS_STEPS,
+    SEVERAL_PROCESSES,
+    Migration,
+    fast_rows,
+)
 
 
 async def _rate_history(conn: asyncpg.Connection) -> None:
@@ -31,33 +37,9 @@ async def _rate_history(conn: asyncpg.Connection) -> None:
 
 async def _keep_fast_throw_ins(conn: asyncpg.Connection) -> None:
     """Migration 8's data, as SQLite's twin: the games already begun keep fast throw-ins."""
-    games = await conn.fetch("SELECT table_id, game_no, rules, final_game FROM games")
-    await conn.executemany(
-        "UPDATE games SET rules = coalesce($1, rules), final_game = coalesce($2, final_game) "
-        "WHERE table_id = $3 AND game_no = $4",
-        [
-            (
-                played_fast(g["rules"], nested=False),
-                played_fast(g["final_game"], nested=True),
-                g["table_id"],
-                g["game_no"],
-            )
-            for g in games
-        ],
-    )
-    running = await conn.fetch("SELECT table_id, rules, game FROM tables WHERE status = 'playing'")
-    await conn.executemany(
-        "UPDATE tables SET rules = coalesce($1, rules), game = coalesce($2, game) "
-        "WHERE table_id = $3",
-        [
-            (
-                played_fast(t["rules"], nested=False),
-                played_fast(t["game"], nested=True),
-                t["table_id"],
-            )
-            for t in running
-        ],
-    )
+    for read, write in FAST_THROW_INS_STEPS:
+        rows = [tuple(row) for row in await conn.fetch(read)]
+        await conn.executemany(pg_ratings.numbered(write), fast_rows(rows))
 
 
 PG_MIGRATIONS: tuple[Migration[asyncpg.Connection], ...] = (

@@ -61,7 +61,7 @@ _GAME_ACTIONS = (
 
 
 @cache
-def _pg(sql: str) -> str:
+def numbered(sql: str) -> str:
     """``sql`` with its ``?`` placeholders numbered as PostgreSQL wants them."""
     numbers = iter(range(1, 1000))
     return re.sub(r"\?", lambda _: f"${next(numbers)}", sql)
@@ -69,7 +69,7 @@ def _pg(sql: str) -> str:
 
 async def _many(db: asyncpg.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
     if rows:
-        await db.executemany(_pg(sql), rows)
+        await db.executemany(numbered(sql), rows)
 
 
 async def hold_order(db: asyncpg.Connection) -> None:
@@ -89,7 +89,7 @@ async def rate_game(db: asyncpg.Connection, table_id: int, game_no: int) -> bool
     seq = await db.fetchval(_PLACE, table_id, game_no)
     if seq is None:
         return False
-    found = await db.fetchrow(_pg(FINISHED), table_id, game_no)
+    found = await db.fetchrow(numbered(FINISHED), table_id, game_no)
     moves: dict[int, int] = {}
     for seat, action in await db.fetch(_GAME_ACTIONS, table_id, game_no):
         if own_move(action):
@@ -117,8 +117,8 @@ async def rebuild(db: asyncpg.Connection, *, chat_id: int | None = None) -> tupl
     await db.execute(_PLACE_ALL)
     params = (chat_id,) if chat_id is not None else ()
     for sql in forget(chat_id is not None):
-        await db.execute(_pg(sql), *params)
-    games = await db.fetch(_pg(games_sql(chat_id is not None)), *params)
+        await db.execute(numbered(sql), *params)
+    games = await db.fetch(numbered(games_sql(chat_id is not None)), *params)
     done = replay(games, await _all_moves(db, chat_id), chat_id)
     await _many(db, INSERT_RATING, done.ratings)
     await _many(db, HISTORY, done.history)
