@@ -59,6 +59,19 @@ async def my_cards(tg: FakeTelegramServer, table: Table, db: Path, user: FakeUse
     return await tg.wait_for_ephemeral(table.group, user, lambda m: id(m) not in before, timeout=10)
 
 
+async def deal_with_a_newcomer(tg: FakeTelegramServer, table: Table) -> object:
+    """Ann (who started the bot) opens a lobby, Dan (who never did) joins, Ann starts:
+    the answer Dan's Join got."""
+    ann, dan = table.users
+    await tg.start_bot(ann)
+    lobby = await table.open_lobby()
+    answer = await table.press(dan, lobby, table.lobby_button("j"))
+    await tg.wait_for(lambda: dan.first_name in lobby.plain_text, timeout=10)
+    await table.press(ann, lobby, table.lobby_button("s"))
+    await tg.wait_for(lambda: callback_buttons(table.hand(ann)), timeout=10)
+    return answer
+
+
 async def current_in_group(
     tg: FakeTelegramServer, table: Table, db: Path, user: FakeUser
 ) -> FakeMessage:
@@ -140,13 +153,8 @@ async def test_a_newcomer_joins_and_plays_the_whole_game_in_the_group(tmp_path: 
         ann, dan = table.users
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await tg.start_bot(ann)
-            lobby = await table.open_lobby()
-            answer = await table.press(dan, lobby, table.lobby_button("j"))
+            answer = await deal_with_a_newcomer(tg, table)
             assert answer.url is None and "My cards" in (answer.text or ""), answer
-            await tg.wait_for(lambda: dan.first_name in lobby.plain_text, timeout=10)
-            await table.press(ann, lobby, table.lobby_button("s"))
-            await tg.wait_for(lambda: callback_buttons(table.hand(ann)), timeout=10)
             first = await my_cards(tg, table, db, dan)
             assert first.receiver is dan and first.message_id == 0
             assert tg.ephemeral_messages(table.group, ann) == [], "only Dan sees his hand"
@@ -245,11 +253,7 @@ async def test_an_administrator_shows_a_newcomer_his_turn_unasked(tmp_path: Path
         await tg.set_bot_admin(table.group, True, by=ann)
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await tg.start_bot(ann)
-            lobby = await table.open_lobby()
-            await table.press(dan, lobby, table.lobby_button("j"))
-            await tg.wait_for(lambda: dan.first_name in lobby.plain_text, timeout=10)
-            await table.press(ann, lobby, table.lobby_button("s"))
+            await deal_with_a_newcomer(tg, table)
             rng = random.Random(11)
             for _ in range(40):
                 st = stored(db, table.table_id)
@@ -280,15 +284,10 @@ async def test_ephemeral_messages_sharing_the_group_budget_still_converge(
     limits = dataclasses.replace(Limits.fast(), ephemeral="group")
     async with FakeTelegramServer(limits=limits) as tg:
         table = await Table.create(tg, 2, language="en")
-        ann, dan = table.users
+        dan = table.users[1]
         await set_group_rules(db, table.group.id, RULES)
         async with bot_running(tg, db):
-            await tg.start_bot(ann)
-            lobby = await table.open_lobby()
-            await table.press(dan, lobby, table.lobby_button("j"))
-            await tg.wait_for(lambda: dan.first_name in lobby.plain_text, timeout=10)
-            await table.press(ann, lobby, table.lobby_button("s"))
-            await tg.wait_for(lambda: callback_buttons(table.hand(ann)), timeout=10)
+            await deal_with_a_newcomer(tg, table)
             await my_cards(tg, table, db, dan)
             await play_to_end(tg, table, db, random.Random(5), in_group={1})
             await tg.settle(quiet=0.5)
