@@ -56,11 +56,14 @@ async def test_the_turn_line_names_a_thrower_with_a_fitting_card_and_one_without
                     await table.wait_latest(db)
                     assert st.group_message_id is not None
                     text = tg.message(table.group, st.group_message_id).plain_text
-                    marks = ("may throw in", "подкинуть могут")  # the group speaks either
+                    # the turn line, in either language and either wording ("may throw in:
+                    # …", "подкинуть могут: …", "могут подкинуть: …"): the names after ":"
+                    marks = ("may throw in", "подкинуть могут", "могут подкинуть")
                     lines = [x for x in text.splitlines() for m in marks if m in x.lower()]
                     assert lines, text
                     line = lines[0]
-                    listed = next(line.lower().split(m)[1] for m in marks if m in line.lower())
+                    mark = next(m for m in marks if m in line.lower())
+                    listed = line.lower().split(mark, 1)[1].split("·")[0]
                     for s in throwers:
                         assert names[s].lower() in listed, (line, holding)
                     found += 1
