@@ -103,7 +103,7 @@ from loaddb import BenchDatabase, Costs, bench_database  # noqa: E402
 
 from bot.render import Player  # noqa: E402
 from bot.render.table import bout_lines, seat_lines, trump_line  # noqa: E402
-from bot.replay import load_replay  # noqa: E402
+from bot.service.replay import load_replay  # noqa: E402
 from bot.store import SHARDS, Outcome, Seat, UserRow, open_store  # noqa: E402
 from engine import Game, Rules  # noqa: E402
 from engine.actions import Pass, Take, Timeout  # noqa: E402
@@ -168,7 +168,8 @@ async def seed_finished_games(db: BenchDatabase, users: list[object], seed: int)
     """One finished 2-player podkidnoy game against the computer for each user, written
     with the bot's own store as the bot writes a game in his private chat: the user at seat
     0 (played by an ``easy`` computer player), a ``normal`` one at seat 1. Each game is
-    replayed with :func:`bot.replay.load_replay` before the bot starts; returns the tables."""
+    replayed with :func:`bot.service.replay.load_replay` before the bot starts; returns the
+    tables."""
     rules = Rules.preset("podkidnoy").model_copy(update={"turn_timeout": 0})
     rng = random.Random(seed ^ 0x5EED)
     tables = []

@@ -487,7 +487,7 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
     from fake_telegram import FakeTelegramServer, Limits, running
 
     from bot.app import build_application
-    from bot.config import Settings
+    from bot.base.config import Settings
 
     path = folder / "big.sqlite3"
     async with FakeTelegramServer(limits=Limits.off()) as tg:
@@ -552,7 +552,7 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
 
 async def chart_cpu(path: Path, users: Sequence[int], rng: random.Random) -> None:
     """The CPU time of drawing /me's chart (what the worker does), for real histories."""
-    from bot.chart import ChartLine, ChartText, draw_png
+    from bot.chat.chart import ChartLine, ChartText, draw_png
 
     histories = []
     async with SqliteStore.open(path) as store:

@@ -33,9 +33,9 @@ from fake_telegram import FakeTelegramServer, Limits  # noqa: E402
 from loaddb import bench_database  # noqa: E402
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup  # noqa: E402
 
-from bot.inbox import Inbox  # noqa: E402
-from bot.request import UpdatesRequest  # noqa: E402
+from bot.service.inbox import Inbox  # noqa: E402
 from bot.store import open_store  # noqa: E402
+from bot.transport.request import UpdatesRequest  # noqa: E402
 
 HAND = (
     "Friends · Podkidnoy\n🃏 Trump A♦️ · 🂠 Stock 18 · Discard 0\n\n"

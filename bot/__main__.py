@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
-from bot.config import PROGRAM, Settings, explain
+from bot.base.config import PROGRAM, Settings, explain
 
 __all__ = ["LogFormatter", "configure_logging", "load_settings", "main"]
 
@@ -174,7 +174,7 @@ def _check(settings: Settings) -> int:
     """``--check``: the database is readable and of a known schema; in webhook mode the
     running bot answers on its health endpoint."""
     from bot.store import LATEST_VERSION
-    from bot.webhook import HEALTH_PATH
+    from bot.transport.webhook import HEALTH_PATH
 
     path = settings.db_path
     if settings.postgres_url:
@@ -261,7 +261,7 @@ def _run(settings: Settings) -> int:
     from telegram.error import InvalidToken, NetworkError, TelegramError
 
     from bot.app import build_application
-    from bot.webhook import ALLOWED_UPDATES, ListenError, run_webhook
+    from bot.transport.webhook import ALLOWED_UPDATES, ListenError, run_webhook
 
     app = build_application(settings)
     log.info("starting: %s", settings.summary())

@@ -7,15 +7,15 @@ import logging
 
 from telegram.ext import Application, ApplicationBuilder
 
-from bot import callbacks as cb
-from bot import handlers
-from bot.config import Settings
-from bot.ordering import TableOrder
-from bot.pacing import Pacer, Pacing, use_timedelta_periods
-from bot.request import AiohttpRequest, UpdatesRequest
-from bot.runtime import Runtime
-from bot.sent import SentLog
-from bot.webapp.links import StartTokens, WebAppLinks, start_key
+from bot.base.config import Settings
+from bot.chat import handlers
+from bot.chat.runtime import Runtime
+from bot.service import callbacks as cb
+from bot.service.links import StartTokens, WebAppLinks, start_key
+from bot.transport.ordering import TableOrder
+from bot.transport.pacing import Pacer, Pacing, use_timedelta_periods
+from bot.transport.request import AiohttpRequest, UpdatesRequest
+from bot.transport.sent import SentLog
 
 __all__ = ["build_application"]
 

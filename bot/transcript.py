@@ -6,7 +6,7 @@ Three blocks between marker comments (``<!-- NAME:start -->`` ... ``<!-- NAME:en
   renderers (:func:`bot.render.render_table`, :func:`bot.render.render_hand`), as the
   text a user sees (HTML tags removed) and the keyboard rows as ``[button] [button]``;
 - ``games``: every game and modifier in one line, from :mod:`engine.describe`;
-- ``settings``: the configuration table, from :class:`bot.config.Settings`.
+- ``settings``: the configuration table, from :class:`bot.base.config.Settings`.
 
 ``--check`` exits 1 (naming the stale blocks) if README.md differs from what the code
 renders now; a test runs it, so the README cannot drift from the renderer.
@@ -21,8 +21,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bot.config import describe_settings
-from bot.i18n import Lang
+from bot.base.config import describe_settings
+from bot.base.i18n import Lang
 from bot.render import Player, Screen, TableContext, render_hand, render_table
 from engine import GAMES, MODIFIER_INFO, Event, Game, Rules, parse_cards
 from engine.actions import Cover, Lead, Throw

@@ -25,7 +25,7 @@ import asyncpg
 import pytest
 from store_backends import BACKENDS, Database, PostgresDatabase, SqliteDatabase
 
-from bot.pacing import use_timedelta_periods
+from bot.transport.pacing import use_timedelta_periods
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_SCRIPT = ROOT / "scripts" / "_postgres.sh"

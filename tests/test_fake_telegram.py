@@ -702,7 +702,7 @@ async def faulty_bot(
     if request.param == "httpx":
         network = HTTPXRequest(read_timeout=0.3, connection_pool_size=8)
     else:
-        aiohttp_request = pytest.importorskip("bot.request")
+        aiohttp_request = pytest.importorskip("bot.transport.request")
         network = aiohttp_request.AiohttpRequest(read_timeout=0.3)
     async with Bot(server.token, base_url=server.base_url, request=network) as bot:
         yield bot

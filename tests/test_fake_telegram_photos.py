@@ -14,7 +14,7 @@ from telegram import Bot
 from telegram.error import BadRequest
 from telegram.request import BaseRequest, HTTPXRequest
 
-from bot.request import AiohttpRequest
+from bot.transport.request import AiohttpRequest
 
 
 def png(width: int, height: int, padding: int = 0) -> bytes:

@@ -12,9 +12,9 @@ import pytest
 from telegram import Update
 
 from bot.cluster.routing import NotHere
-from bot.inbox import Inbox, Relayed
+from bot.service.inbox import Inbox, Relayed
+from bot.service.tables import Live, TableService
 from bot.store import Seat, SqliteStore, Store, shard_of
-from bot.tables import Live, TableService
 from engine import Rules
 
 
@@ -111,7 +111,7 @@ async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> 
     from aiohttp import web
     from telegram.request import RequestData
 
-    from bot.request import UpdatesRequest
+    from bot.transport.request import UpdatesRequest
 
     pressed = press(10)
     pressed["callback_query"]["message"] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot.ordering import TableOrder
+from bot.transport.ordering import TableOrder
 
 
 async def test_same_key_in_order_other_keys_concurrently() -> None:

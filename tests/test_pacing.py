@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from telegram.error import RetryAfter
 
 from bot.app import build_application
-from bot.config import Settings
-from bot.pacing import Pacer, Pacing, Priority, counts, paced, retry_after_seconds
+from bot.base.config import Settings
 from bot.render.limits import MAX_ANSWER, MAX_TEXT, visible_length
+from bot.transport.pacing import Pacer, Pacing, Priority, counts, paced, retry_after_seconds
 
 PRIVATE, OTHER, GROUP = 1001, 1002, -2001
 AT_ONCE = 0.25

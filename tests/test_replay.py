@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.replay import ReplayError, load_replay
+from bot.service.replay import ReplayError, load_replay
 from bot.store import Outcome, Seat, SqliteStore
 from engine import Game, Result, Rules
 from engine.ai import make_player
@@ -104,7 +104,7 @@ async def test_games_that_cannot_be_replayed_are_refused(tmp_path: Path) -> None
 
 
 async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: Path) -> None:
-    from bot.coach import Coach
+    from bot.service.coach import Coach
 
     async with SqliteStore.open(tmp_path / "d.sqlite3") as store:
         lobby = await store.create_table(1, rules=RULES.model_dump_json(), seats=SEATS)
@@ -139,10 +139,10 @@ async def test_the_coach_reviews_a_game_once_in_a_worker_and_keeps_it(tmp_path: 
 @pytest.mark.parametrize(
     "start",
     [
-        "bot.lifeline:die_with",
-        "bot.lifeline:_watch",
-        "bot.coach_worker:start_worker",
-        "bot.chart:start_worker",
+        "bot.base.lifeline:die_with",
+        "bot.base.lifeline:_watch",
+        "bot.service.coach_worker:start_worker",
+        "bot.chat.chart:start_worker",
     ],
 )
 def test_a_worker_whose_bot_is_gone_ends_at_once(start: str) -> None:
@@ -166,7 +166,7 @@ def test_a_worker_whose_bot_is_gone_ends_at_once(start: str) -> None:
 
 
 def test_a_worker_rests_as_long_as_it_worked_slice_by_slice() -> None:
-    from bot.coach_worker import Pacer
+    from bot.service.coach_worker import Pacer
 
     now = [0.0]
     slept: list[float] = []

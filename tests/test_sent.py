@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.sent import SentLog
+from bot.transport.sent import SentLog
 
 
 def test_a_chat_is_known_from_its_first_answered_send() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.service.tables import TableService
 from bot.store import Seat, SqliteStore
-from bot.tables import TableService
 from engine import Rules
 
 

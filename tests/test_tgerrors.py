@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 
-from bot import tgerrors
+from bot.transport import tgerrors
 
 
 def bad(description: str) -> BadRequest:

@@ -49,14 +49,14 @@ from telegram.ext import Application
 from bot.cluster.leases import BEAT, MEMBERS_CHANNEL, POLLER, TTL, Beat, Leases
 from bot.cluster.pace import SharedBudgets
 from bot.cluster.routing import Router
-from bot.inbox import Inbox
+from bot.service.inbox import Inbox
 from bot.store import StoreError, shard_of
 from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, TABLES_CHANNEL, PostgresStore
 
 if TYPE_CHECKING:
-    from bot.presenter import Presenter
-    from bot.runtime import Runtime
-    from bot.tables import TableService
+    from bot.chat.presenter import Presenter
+    from bot.chat.runtime import Runtime
+    from bot.service.tables import TableService
 
 __all__ = ["DRAIN", "Member"]
 
@@ -181,7 +181,7 @@ class Member:
 
     @property
     def presenter(self) -> Presenter:
-        from bot.presenter import Presenter
+        from bot.chat.presenter import Presenter
 
         found = self._rt.extras["presenter"]
         assert isinstance(found, Presenter)
@@ -454,7 +454,7 @@ class Member:
                 return
             want = self._lease_polls and not self._closing
             if want and not updater.running:
-                from bot.webhook import ALLOWED_UPDATES
+                from bot.transport.webhook import ALLOWED_UPDATES
 
                 await updater.start_polling(
                     timeout=dtm.timedelta(seconds=POLL_TIMEOUT),

@@ -7,7 +7,7 @@ holder changes: a shard handed over (a rolling restart hands it over twice in se
 must not be edited by the new holder as if the group's minute were fresh, when the old
 one spent it just now and Telegram remembers (20 a minute, counted over any 60 s). So
 before a process sends to a chat, past its own per-chat pacing
-(:class:`~bot.pacing.Pacer`), it reserves the chat's next slot in the database and waits
+(:class:`~bot.transport.pacing.Pacer`), it reserves the chat's next slot in the database and waits
 until then: one statement on the chat's row of ``chat_pace``, the same token bucket as the
 local one (GCRA: ``burst`` at once, then one per ``interval``, a private chat's or a
 group's) kept as a theoretical arrival time in the server's clock. A 429 moves the chat's
@@ -31,8 +31,8 @@ from typing import Final
 
 import asyncpg
 
-from bot.pacing import Pacing
 from bot.store.postgres import UNAVAILABLE
+from bot.transport.pacing import Pacing
 
 __all__ = ["SharedBudgets"]
 

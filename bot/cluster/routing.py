@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from bot import callbacks as cb
+from bot.service import callbacks as cb
 from bot.store import shard_of
 
 __all__ = ["NotHere", "Router", "TableChats"]

@@ -11,7 +11,7 @@ from typing import Any
 from telegram.ext import Application
 
 from bot.cluster.member import Member
-from bot.serving import run_until_signalled, started
+from bot.transport.serving import run_until_signalled, started
 
 __all__ = ["run_cluster", "serve_cluster"]
 

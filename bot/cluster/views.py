@@ -16,9 +16,9 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
+from bot.service.tables import Live
+from bot.service.views import TableViews
 from bot.store import StoreError
-from bot.tables import Live
-from bot.views import TableViews
 from engine import Card
 from engine.actions import action_from_dict
 

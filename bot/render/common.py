@@ -15,8 +15,8 @@ from typing import Final, Literal
 
 import regex  # type: ignore[import-untyped]
 
-from bot.callbacks import MAX_BYTES, Callback, CallbackCodec
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service.callbacks import MAX_BYTES, Callback, CallbackCodec
 from engine import Card, Event, Suit
 
 from .limits import MAX_TEXT, units

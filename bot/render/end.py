@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service import callbacks as cb
 from engine import Result
 
 from .common import (

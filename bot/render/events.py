@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
 from engine import Card, Event, Suit
 from engine.actions import (
     Beaten,

@@ -2,7 +2,7 @@
 
 Three modes, all drawn from the same :class:`engine.SeatView`:
 
-- normal: every card is a :class:`~bot.callbacks.Tap` button (sorted, trumps last), then
+- normal: every card is a :class:`~bot.service.callbacks.Tap` button (sorted, trumps last), then
   the moves open to him (Take, Pass / Бито, Transfer, Show trump, the swaps) and Refresh;
 - a pending :class:`~bot.render.tap.Choice`: its options and Cancel;
 - a selection (several cards to lead, or two to swap in poker): toggles (✅ marks the
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Final
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service import callbacks as cb
 from engine import Card, Rules, SeatView, Suit
 from engine.actions import (
     Action,

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
 from bot.ratings.odds import Odds
+from bot.service import callbacks as cb
 from engine import Rules
 from engine.rules import TEAM_PLAYERS
 

@@ -3,8 +3,8 @@ option's values. Built from the option model (:mod:`.settings`) and the rules' s
 
 from __future__ import annotations
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service import callbacks as cb
 from engine import Rules
 
 from .common import Button, Keyboard, Screen, chunk

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
 from bot.ratings.model import PROVISIONAL_GAMES, Skill
 from bot.ratings.odds import Odds, SeatRating
 

@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service import callbacks as cb
 from engine import Card, Event, PublicView, Rules, Suit
 from engine.actions import (
     Action,

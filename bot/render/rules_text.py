@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
 from engine import Rules
 
 from .common import duration

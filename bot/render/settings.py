@@ -23,8 +23,8 @@ from typing import Any, Final, Literal, TypeAlias, Union, get_args, get_origin
 from annotated_types import Ge, Le
 from pydantic import ValidationError
 
-from bot import callbacks as cb
-from bot.i18n import Lang, has_key, tr
+from bot.base.i18n import Lang, has_key, tr
+from bot.service import callbacks as cb
 from engine import Rules
 
 from .common import duration
@@ -398,7 +398,7 @@ def visible_options(rules: Rules, group: str | None = None) -> tuple[OptionSpec,
 
 
 def apply_setting(rules: Rules, option: str, value: str) -> Rules:
-    """The rules after a :class:`bot.callbacks.SetOption` press; ``SettingError`` if the
+    """The rules after a :class:`bot.service.callbacks.SetOption` press; ``SettingError`` if the
     tokens are unknown or the value does not fit these rules."""
     spec = option_by_token(option)
     parsed = spec.parse(value, rules)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot import callbacks as cb
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
+from bot.service import callbacks as cb
 from engine import Rules
 
 from .common import Button, Keyboard, Screen

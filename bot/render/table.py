@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.callbacks import MyCards
-from bot.i18n import Lang, tr
+from bot.base.i18n import Lang, tr
 from bot.ratings.odds import Odds
+from bot.service.callbacks import MyCards
 from engine import PublicView, Rules
 
 from .common import (

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot import callbacks as cb
+from bot.service import callbacks as cb
 from engine import Card, SeatView
 from engine.actions import (
     Action,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang, has_key, tr
+from bot.base.i18n import LANGS, Lang, has_key, tr
+from bot.service import callbacks as cb
 
 from .common import Button, Keyboard, Screen, esc, live_clock, short_name
 from .lobby import join_link

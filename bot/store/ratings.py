@@ -3,7 +3,7 @@
 Every finished game gets a line in ``rated_games`` when its result is saved; the line's
 ``seq`` is the order the ratings follow. :func:`rate_game` rates one game inside its
 finishing transaction; :func:`rebuild` forgets every rating and rates every finished game
-again in that order (the migration that introduced ratings, ``python -m bot.ratings
+again in that order (the migration that introduced ratings, ``python -m bot.rerate
 --rebuild``, and a group moved to a new id). Both read the same stored facts — the game's
 seats, rules, result and action log — and call the same :func:`bot.ratings.model.rate`,
 so they give the same numbers.

@@ -2,7 +2,7 @@
 them after every change of its table.
 
 The presenter tells the hub "table T changed" (:meth:`Hub.changed`, the
-:class:`bot.views.TableViews` interface) at the moment it learns of a change: a press on a
+:class:`bot.service.views.TableViews` interface) at the moment it learns of a change: a press on a
 page or in the chat, a computer player's move, the clock, the lobby, the end, a cancel, a
 rematch. The hub then builds, from the table's state alone, one ``state`` frame per kind
 of viewer (each seat, and the public, in each language) and queues it on every open page
@@ -30,17 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.i18n import Lang, pick_lang
-from bot.presenter import players_of
+from bot.base.i18n import Lang, pick_lang
+from bot.chat.presenter import players_of
+from bot.service.tables import Live
 from bot.store import TableStatus, TallyRow
-from bot.tables import Live
 
 from .auth import WebAppUser
 from .state import Private, Scene, state_frame
 
 if TYPE_CHECKING:
-    from bot.presenter import Presenter
-    from bot.runtime import Runtime
+    from bot.chat.presenter import Presenter
+    from bot.chat.runtime import Runtime
 
 __all__ = ["MAX_PAGES", "Hub", "Page", "dumps"]
 

@@ -1,4 +1,4 @@
-"""A page's presses: the chat's own button code (:mod:`bot.handlers.presses`) run for the
+"""A page's presses: the chat's own button code (:mod:`bot.chat.presses`) run for the
 user the page's init data names, answered with one ``ack`` or ``notice``.
 
 A press carries the callback data the page was given and the version it showed. It is
@@ -24,13 +24,13 @@ from telegram import (
 )
 from telegram.error import TelegramError
 
-from bot import callbacks as cb
+from bot.base.i18n import LANGS, Lang, tr
+from bot.chat.common import refusal_text, say
+from bot.chat.presses import Outcome, Presser, run_press
+from bot.chat.replays import send_replay
 from bot.cluster.routing import NotHere
-from bot.handlers.common import refusal_text, say
-from bot.handlers.presses import Outcome, Presser, run_press
-from bot.handlers.replay import send_replay
-from bot.i18n import LANGS, Lang, tr
-from bot.tables import Live, Refused
+from bot.service import callbacks as cb
+from bot.service.tables import Live, Refused
 
 from . import frames as f
 from .auth import WebAppUser
@@ -38,8 +38,8 @@ from .hub import Hub, Page
 from .state import Private
 
 if TYPE_CHECKING:
-    from bot.presenter import Presenter
-    from bot.runtime import Runtime
+    from bot.chat.presenter import Presenter
+    from bot.chat.runtime import Runtime
 
 __all__ = ["PAGE_PRESS", "PageDesk", "telegram_user"]
 

@@ -32,20 +32,20 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from aiohttp import WSMsgType, web
 
+from bot.base.i18n import Lang, pick_lang, tr
 from bot.cluster.routing import NotHere
-from bot.i18n import Lang, pick_lang, tr
-from bot.tables import Live
+from bot.service.links import BadToken, StartTokens, WebAppLinks
+from bot.service.tables import Live
 
 from . import frames as f
 from .auth import AuthError, InitDataChecker, claimed_language
 from .hub import Hub, Page, dumps
-from .links import BadToken, StartTokens, WebAppLinks
 
 if TYPE_CHECKING:
     from telegram import Bot
 
-    from bot.presenter import Presenter
-    from bot.runtime import Runtime
+    from bot.chat.presenter import Presenter
+    from bot.chat.runtime import Runtime
 
 __all__ = [
     "BURST",
@@ -188,8 +188,8 @@ class WebAppServer:
         return app
 
     async def start(self, host: str, port: int) -> None:
-        """Listen on ``host:port`` (:class:`~bot.webhook.ListenError` if it cannot)."""
-        from bot.webhook import ListenError
+        """Listen on ``host:port`` (:class:`~bot.transport.webhook.ListenError` if it cannot)."""
+        from bot.transport.webhook import ListenError
 
         runner = web.AppRunner(self.application(), access_log=None, handle_signals=False)
         await runner.setup()

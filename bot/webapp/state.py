@@ -3,7 +3,7 @@
 Built from the engine's views only: ``game.view(seat)`` for a seated player,
 ``game.public_view()`` for anyone else, so no card of a hand can reach a page that is not
 its holder's. The words come from the chat's own renderers and catalogs (``bot.render``,
-``bot.i18n``) in the viewer's language, with their HTML taken off (the page sets text, never
+``bot.base.i18n``) in the viewer's language, with their HTML taken off (the page sets text, never
 markup). Every button of the page carries the very callback data the chat's keyboard has
 for the same button: the hand's buttons are read off the keyboard :func:`render_hand` draws
 for that seat, so the page offers exactly the moves the chat offers, and a press from the
@@ -18,16 +18,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bot import callbacks as cb
 from bot import render as r
-from bot.i18n import Lang, tr
-from bot.presenter import solo_opponents
+from bot.base.i18n import Lang, tr
+from bot.chat.presenter import solo_opponents
 from bot.render.end import tally_lines
 from bot.render.hand import INERT, hand_keyboard, playable_cards, prompt_lines, suit_groups
 from bot.render.lobby import lobby_problem
 from bot.render.table import role_words, title_line, turn_line
+from bot.service import callbacks as cb
+from bot.service.tables import Live
 from bot.store import TableStatus, TallyRow
-from bot.tables import Live
 from engine import Card, PublicView, SeatView, Suit
 from engine.actions import Covered, Led, Thrown, Transferred, TrumpShown
 from engine.result import Result

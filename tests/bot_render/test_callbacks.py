@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot import callbacks as cb
-from bot.callbacks import BadCallback, CallbackCodec, CallbackTooLong
+from bot.service import callbacks as cb
+from bot.service.callbacks import BadCallback, CallbackCodec, CallbackTooLong
 from engine import Card, deck
 
 KEY = b"0123456789abcdef0123456789abcdef"

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang
 from bot.render import TableContext, render_hand, reply_markup
 from bot.render.common import card_text
 from bot.render.hand import playable_cards
+from bot.service import callbacks as cb
 from engine import Rules
 
 from .helpers import players, random_games

@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from bot.i18n import (
+from bot.base.i18n import (
     LANGS,
     PLURAL_CATEGORIES,
     Translator,

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang
 from bot.render import (
     Player,
     TableContext,
@@ -22,6 +21,7 @@ from bot.render import (
     to_markup,
 )
 from bot.render.limits import MAX_TEXT, visible_length
+from bot.service import callbacks as cb
 from engine import Card, Event, Game, Rules, Suit
 from engine.actions import (
     Cover,

@@ -11,9 +11,8 @@ from fake_telegram.formatting import parse_html, utf16_len
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import callbacks as cb
-from bot.handlers.common import SAYINGS, say
-from bot.i18n import LANGS, Lang, tr
+from bot.base.i18n import LANGS, Lang, tr
+from bot.chat.common import SAYINGS, say
 from bot.render import (
     CoachNote,
     EndContext,
@@ -46,6 +45,7 @@ from bot.render import (
 from bot.render.common import MAX_NAME, short_name
 from bot.render.limits import MAX_ANSWER, MAX_TEXT, units, visible_length
 from bot.render.settings import GROUPS
+from bot.service import callbacks as cb
 from engine import MODIFIERS, Event, Game, Result, Rules
 from engine.actions import Cover, Take
 from engine.ai.coach import Mark

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang, tr
+from bot.base.i18n import LANGS, Lang, tr
 from bot.render import (
     EndContext,
     LobbyContext,
@@ -31,6 +30,7 @@ from bot.render import (
 from bot.render.common import short_name
 from bot.render.limits import MAX_TEXT, visible_length
 from bot.render.texts import COMMANDS, ENGINE_REASONS
+from bot.service import callbacks as cb
 from engine import Rules
 
 from .helpers import Tally, players, result

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from bot.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang
 from bot.ratings.model import COMPUTER_SKILLS, NEWCOMER, PROVISIONAL_GAMES
 from bot.ratings.odds import odds_for
 from bot.render import (

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang, tr
+from bot.base.i18n import LANGS, Lang, tr
 from bot.render import (
     CoachNote,
     EndContext,
@@ -22,6 +21,7 @@ from bot.render import (
 )
 from bot.render.common import card_text
 from bot.render.limits import MAX_TEXT, visible_length
+from bot.service import callbacks as cb
 from engine import Event, Game, Rules
 from engine.actions import Cover, Lead, Pass, Take, Throw, Transfer
 from engine.ai import make_player

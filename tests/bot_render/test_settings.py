@@ -7,8 +7,7 @@ import random
 
 import pytest
 
-from bot import callbacks as cb
-from bot.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang
 from bot.render import SettingError, apply_setting, render_option, render_settings
 from bot.render.settings import (
     GROUPS,
@@ -21,6 +20,7 @@ from bot.render.settings import (
     visible_options,
     with_value,
 )
+from bot.service import callbacks as cb
 from engine import PRESETS, Rules
 
 from .snapshots import assert_snapshot, shot

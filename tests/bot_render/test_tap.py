@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from bot import callbacks as cb
 from bot.render import (
     Choice,
     Player,
@@ -19,6 +18,7 @@ from bot.render import (
     to_action,
 )
 from bot.render.tap import MAX_SUIT_OPTIONS, leads_of, tap_refusal
+from bot.service import callbacks as cb
 from engine import Card, Rules, SeatView
 from engine.actions import Action, Cover, Lead, PokerSwap, ShowTrump, SwapTrump, Throw, Transfer
 

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from bot.cluster.pace import SharedBudgets
-from bot.pacing import Pacer, Pacing, Priority, paced
+from bot.transport.pacing import Pacer, Pacing, Priority, paced
 
 PACING = Pacing(private_interval=1.0, private_burst=3, group_interval=4.0, group_burst=5)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot import callbacks as cb
 from bot.cluster.routing import Router
+from bot.service import callbacks as cb
 from bot.store import shard_of
 from engine import Card
 

@@ -22,7 +22,7 @@ from typing import Any, Final
 from fake_telegram import FakeChat, FakeMessage, FakeTelegramServer, FakeUser, running
 
 from bot.app import build_application
-from bot.config import Settings
+from bot.base.config import Settings
 from bot.render import Player, card_text
 from bot.render.table import seat_lines, trump_line
 from bot.store import ChatRow, SqliteStore

@@ -24,10 +24,10 @@ from urllib.parse import parse_qs, urlsplit
 import aiohttp
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser
 
-from bot.config import Settings
+from bot.base.config import Settings
 from bot.render.common import card_text
+from bot.service.links import StartTokens, start_key
 from bot.webapp.auth import sign_init_data
-from bot.webapp.links import StartTokens, start_key
 from engine import Game, Rules
 from engine.actions import action_from_dict
 from engine.cards import card_from_code

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 
-from bot.i18n import tr
+from bot.base.i18n import tr
 from bot.store import Outcome, Seat, SqliteStore
 from engine import Game, Rules
 from engine.actions import Resign

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from fake_telegram import FakeChat, FakeMessage, FakeTelegramServer, FakeUser, Faults, Limits
 
-from bot.config import Settings
-from bot.i18n import tr
+from bot.base.config import Settings
+from bot.base.i18n import tr
 from engine import Game, Rules
 
 from .harness import (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 
-from bot.i18n import tr
+from bot.base.i18n import tr
 from bot.render.settings import option_by_name, value_token
 from engine import Rules
 

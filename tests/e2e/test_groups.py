@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fake_telegram import GENERAL_TOPIC, FakeTelegramServer, Limits
 
-from bot.i18n import tr
+from bot.base.i18n import tr
 from engine import Rules
 
 from .harness import (

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fake_telegram import FakeTelegramServer, Faults, Limits
 
-from bot.i18n import tr
-from bot.menus import MENU_LANGUAGES, STATE_KEY, Menus
+from bot.base.i18n import tr
+from bot.chat.menus import MENU_LANGUAGES, STATE_KEY, Menus
 
 from .harness import bot_running, query
 

@@ -290,8 +290,8 @@ async def test_the_setup_s_settings_are_his_and_remembered(tmp_path: Path) -> No
 
 
 async def test_forged_and_foreign_setup_presses_change_nothing(tmp_path: Path) -> None:
-    from bot import callbacks as cb
     from bot.app import _codec_key
+    from bot.service import callbacks as cb
 
     db = tmp_path / "durak.sqlite3"
     async with FakeTelegramServer(limits=Limits.fast()) as tg:

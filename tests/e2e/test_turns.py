@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fake_telegram import FakeMessage, FakeTelegramServer, Limits
 
-from bot.i18n import tr
+from bot.base.i18n import tr
 from engine import Rules
 
 from .harness import (

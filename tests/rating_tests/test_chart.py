@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot.chart import ChartLine, ChartText, draw_png
+from bot.chat.chart import ChartLine, ChartText, draw_png
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +32,7 @@ def test_the_worker_leaves_when_the_bot_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "charting.py"
     script.write_text(
         "import asyncio, sys\n"
-        "from bot.chart import Charts, ChartLine, ChartText\n"
+        "from bot.chat.chart import Charts, ChartLine, ChartText\n"
         "async def main():\n"
         "    charts = Charts()\n"
         "    charts.start()\n"

@@ -1,5 +1,5 @@
 """Ratings are a function of the stored results in order: rating game by game and
-rebuilding from scratch (the store's, and ``python -m bot.ratings --rebuild``) agree, and
+rebuilding from scratch (the store's, and ``python -m bot.rerate --rebuild``) agree, and
 the SQLite and the PostgreSQL store reach the same numbers."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_backends import Database, PostgresDatabase, SqliteDatabase
 
-from bot.ratings.__main__ import main
+from bot.rerate import main
 from bot.store import Outcome, Seat, SqliteStore
 
 from .helpers import ANN, BOB, CID, logged_game, lost

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from bot.__main__ import LogFormatter
-from bot.config import Settings, env_name, explain, parse_rules
+from bot.base.config import Settings, env_name, explain, parse_rules
 from engine import Rules
 
 from .process import ROOT, run_bot

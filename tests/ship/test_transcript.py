@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from bot import transcript
-from bot.config import Settings, env_name
+from bot.base.config import Settings, env_name
 from engine import GAMES, MODIFIER_INFO
 
 from .process import ROOT, run_module

@@ -13,10 +13,10 @@ import pytest
 from fake_telegram import DEFAULT_TOKEN, SECRET_HEADER, post_update
 
 from bot.app import build_application
-from bot.config import Settings
-from bot.inbox import Inbox
+from bot.base.config import Settings
+from bot.service.inbox import Inbox
 from bot.store import SqliteStore
-from bot.webhook import WebhookServer
+from bot.transport.webhook import WebhookServer
 
 SECRET = "s3cret-token_XYZ"
 UPDATE = {

@@ -12,7 +12,7 @@ import aiosqlite
 import pytest
 from store_helpers import ALICE, BORIS
 
-from bot.replay import load_replay, recent_moves
+from bot.service.replay import load_replay, recent_moves
 from bot.store import (
     LATEST_VERSION,
     MIGRATIONS,

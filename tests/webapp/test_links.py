@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.webapp.links import TOKEN_RE, BadToken, StartTokens, WebAppLinks, start_key
+from bot.service.links import TOKEN_RE, BadToken, StartTokens, WebAppLinks, start_key
 
 TOKEN = "123456789:AAFakeTelegramTokenForTests-0123456789"
 TOKENS = StartTokens(start_key(TOKEN))
@@ -31,7 +31,7 @@ def test_another_key_makes_other_tokens() -> None:
 
 def test_not_the_callback_datas_key() -> None:
     from bot.app import _codec_key
-    from bot.config import Settings
+    from bot.base.config import Settings
 
     assert start_key(TOKEN) != _codec_key(Settings(bot_token=TOKEN))
 

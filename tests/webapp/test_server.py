@@ -10,13 +10,13 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from bot import callbacks as cb
-from bot.config import Settings
-from bot.ordering import TableOrder
-from bot.runtime import Runtime
+from bot.base.config import Settings
+from bot.chat.runtime import Runtime
+from bot.service import callbacks as cb
+from bot.service.links import StartTokens, start_key
+from bot.transport.ordering import TableOrder
 from bot.webapp import frames as f
 from bot.webapp.hub import Hub
-from bot.webapp.links import StartTokens, start_key
 from bot.webapp.server import STATIC, Bucket, WebAppServer
 
 TOKEN = "123456789:AAFakeTelegramTokenForTests-0123456789"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot import callbacks as cb
 from bot import render as r
+from bot.service import callbacks as cb
+from bot.service.tables import Live
 from bot.store import Seat, TableRow, TableStatus
-from bot.tables import Live
 from bot.webapp.state import Private, Scene, plain, state_frame
 from engine import Game, Rules, parse_cards
 from engine.actions import Lead, Led, Take

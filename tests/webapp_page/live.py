@@ -33,7 +33,7 @@ from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
 from playwright.async_api import Browser, Locator, Page, expect
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from bot.config import Settings
+from bot.base.config import Settings
 
 from .browser import Line, StartVia, TelegramPage, TelegramUser, open_telegram_page
 

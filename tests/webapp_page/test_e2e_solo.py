@@ -11,7 +11,7 @@ from e2e.pages import start_param_of
 from e2e.solo import Solo
 from playwright.async_api import Browser, expect
 
-from bot.webapp.links import StartTokens, start_key
+from bot.service.links import StartTokens, start_key
 
 from .live import WAIT, LiveBot, live_bot, until, web_app_url
 

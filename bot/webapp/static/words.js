@@ -52,7 +52,7 @@ const WORDS = {
   },
 };
 
-// as the bot picks a language (bot/i18n.py): Russian for Russian and nearby languages
+// as the bot picks a language (bot/base/i18n.py): Russian for Russian and nearby languages
 const RUSSIAN_SPOKEN = new Set(["ru", "uk", "be", "kk", "ky", "tg", "uz"]);
 
 /** "ru" or "en" for a Telegram language_code such as "ru-RU", "uk" or "de". */

@@ -1,0 +1,1 @@
+"""What every layer above storage uses: the settings, the words, a worker's lifeline."""

@@ -1,0 +1,77 @@
+"""What one process asks of the holder of a table (:class:`~bot.service.inbox.Relayed`): a player
+who came back to his private chat gets his cards again at every table he sits at, which
+may be held by other processes than the one that holds his chat; a press of a Mini App
+page connected to another process is run here and answered there.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram.ext import ContextTypes
+
+from bot.chat.common import presenter_of
+from bot.chat.runtime import Runtime, runtime
+from bot.service.inbox import Relayed
+from bot.service.tables import Live
+from bot.store import TableStatus, shard_of
+from bot.webapp.presses import PAGE_PRESS
+
+__all__ = ["BACK", "on_relayed", "playing_tables"]
+
+log = logging.getLogger(__name__)
+
+BACK = "back"
+"""Send a player his hand anew (``data["user"]``)."""
+
+
+async def playing_tables(rt: Runtime, user_id: int) -> tuple[list[Live], int]:
+    """The running tables ``user_id`` sits at that this process holds, and how many more
+    other processes hold: each of those is asked to send him his hand anew."""
+    if rt.cluster is None:
+        return rt.tables.playing_at(user_id), 0
+    assert rt.store is not None and rt.inbox is not None
+    here, elsewhere = [], 0
+    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
+        if rt.cluster.holds_chat(chat_id):
+            live = await rt.tables.get(table_id)
+            if live is not None and live.row.status == TableStatus.PLAYING:
+                here.append(live)
+        else:
+            await rt.inbox.relay(BACK, table_id, shard_of(chat_id), user=user_id)
+            elsewhere += 1
+    return here, elsewhere
+
+
+async def on_relayed(update: Relayed, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A request of another process about a table held here."""
+    rt = runtime(context)
+    if update.kind == PAGE_PRESS:
+        await _page_press(rt, update)
+        return
+    live = await rt.tables.get(update.table)  # held elsewhere by now: handed on
+    if live is None:
+        return
+    if update.kind == BACK:
+        user = update.data.get("user")
+        playing = live.row.status == TableStatus.PLAYING
+        if playing and isinstance(user, int) and live.seat_of(user) is not None:
+            presenter_of(context).back(live, user)
+        return
+    log.warning("table %s: unknown request %r dropped", update.table, update.kind)
+
+
+async def _page_press(rt: Runtime, update: Relayed) -> None:
+    """A press of a page connected to another process: run here, answered there."""
+    from bot.cluster.member import Member
+    from bot.webapp.presses import PageDesk
+    from bot.webapp.server import WebAppServer
+
+    server = rt.extras.get("webapp")
+    desk = server.desk if isinstance(server, WebAppServer) else None
+    if not isinstance(desk, PageDesk) or not isinstance(rt.cluster, Member):
+        log.warning("table %s: a page's press came, but no Mini App runs here", update.table)
+        return
+    # another process's table by now: NotHere hands it on, unanswered, to its holder
+    answer = await desk.run_relayed(update.table, update.data)
+    await rt.cluster.answer(update.data.get("reply"), answer)

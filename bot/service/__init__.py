@@ -1,0 +1,1 @@
+"""The table service: tables, the callback codec, replays, the coach, the inbox."""

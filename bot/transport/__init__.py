@@ -1,0 +1,1 @@
+"""Telegram's transport: requests paced per chat, updates received and kept."""

@@ -1,0 +1,227 @@
+"""PTB's network layer on aiohttp.
+
+The default ``HTTPXRequest`` spends several milliseconds of CPU per Bot API call under
+asyncio (httpcore's pool bookkeeping through anyio); a busy bot makes a few calls per move,
+so that cost decides how many tables one process serves. aiohttp's client does the same
+work for a fraction of it (``bench/load.py`` shows the difference).
+
+:class:`UpdatesRequest` is the one ``getUpdates`` goes through: it hands what Telegram
+returned to the inbox (:mod:`bot.service.inbox`) before PTB sees it, and so before the next
+``getUpdates`` tells Telegram it arrived.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from http import HTTPStatus
+from typing import Any
+
+import aiohttp
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import JSONDict, ODVInput
+from telegram.error import NetworkError, TelegramError, TimedOut
+from telegram.request import BaseRequest, RequestData
+
+from bot.store.errors import StoreUnavailable
+
+__all__ = ["AiohttpRequest", "UpdatesRequest", "trim_update"]
+
+log = logging.getLogger(__name__)
+
+_JSON = {"Content-Type": "application/json"}
+
+
+class AiohttpRequest(BaseRequest):
+    """A :class:`telegram.request.BaseRequest` over one ``aiohttp.ClientSession``."""
+
+    __slots__ = (
+        "_connect_timeout",
+        "_pool_size",
+        "_pool_timeout",
+        "_read_timeout",
+        "_session",
+        "_write_timeout",
+    )
+
+    def __init__(
+        self,
+        connection_pool_size: int = 256,
+        read_timeout: float | None = 5.0,
+        write_timeout: float | None = 5.0,
+        connect_timeout: float | None = 5.0,
+        pool_timeout: float | None = 1.0,
+    ) -> None:
+        self._pool_size = connection_pool_size
+        self._read_timeout = read_timeout
+        self._write_timeout = write_timeout
+        self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def read_timeout(self) -> float | None:
+        """The default read timeout."""
+        return self._read_timeout
+
+    async def initialize(self) -> None:
+        """Open the session (again, after a shutdown)."""
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self._pool_size),
+                headers={"User-Agent": self.USER_AGENT},
+            )
+
+    async def shutdown(self) -> None:
+        """Close the session."""
+        if self._session is not None and not self._session.closed:
+            await self._session.close()
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        """Send one request; (status, body). Timeouts become ``TimedOut``, other failures
+        ``NetworkError``, as PTB expects."""
+        session = self._session
+        if session is None or session.closed:
+            raise RuntimeError("This AiohttpRequest is not initialized!")
+        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
+        connect = (
+            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
+        )
+        pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=pool,
+            sock_connect=connect,
+            sock_read=read,
+        )
+        body: aiohttp.FormData | bytes | None = None
+        headers: dict[str, str] | None = None
+        if request_data is not None:
+            files = request_data.multipart_data
+            if files:
+                form = aiohttp.FormData()
+                for name, value in request_data.json_parameters.items():
+                    form.add_field(name, value)
+                for name, part in files.items():
+                    filename, content, mimetype = part
+                    form.add_field(name, content, filename=filename, content_type=mimetype)
+                body = form
+            else:
+                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
+                body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+                headers = _JSON
+        try:
+            async with session.request(
+                method, url, data=body, headers=headers, timeout=timeout
+            ) as response:
+                content = await response.read()
+                log.debug("HTTP %s %s -> %s", method, url, response.status)
+                if response.status >= 500 and response.content_type != "application/json":
+                    # the gateway's own error page (nginx's HTML), not an answer of the Bot
+                    # API: a network failure, tried again like a timeout (PTB would first
+                    # log the page it cannot parse as an error)
+                    raise NetworkError(f"{response.reason} ({response.status}) from the gateway")
+                return response.status, content
+        except TimeoutError as exc:
+            raise TimedOut from exc
+        except aiohttp.ClientError as exc:
+            raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> JSONDict:
+        """Telegram's JSON answer, as PTB parses it; but a body that is no JSON (the HTML
+        page of a gateway's 502, a passing failure that the caller tries again) is one
+        warning line, not an ERROR with a traceback."""
+        try:
+            found: JSONDict = json.loads(payload.decode("utf-8", "replace"))
+        except ValueError as exc:
+            log.warning("the Bot API answered with no JSON: %.120r", payload)
+            raise TelegramError("Invalid server response") from exc
+        return found
+
+    def __repr__(self) -> str:
+        return f"AiohttpRequest(pool={self._pool_size})"
+
+
+class UpdatesRequest(AiohttpRequest):
+    """:class:`AiohttpRequest` for ``getUpdates``: the updates it returns are given to
+    :attr:`keep` before anyone sees them. If they cannot be kept, the call fails as a
+    network error would: PTB asks again (with backoff) and Telegram, never told they
+    arrived, sends them again."""
+
+    __slots__ = ("_parsed", "keep")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep: Callable[[list[dict[str, Any]]], Awaitable[object]] | None = None
+        self._parsed: tuple[bytes, JSONDict] | None = None
+        """The last answer as parsed here, which PTB takes instead of parsing it again."""
+
+    def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
+        """The answer parsed once (for the inbox), handed to PTB as it is."""
+        parsed = self._parsed
+        if parsed is not None and parsed[0] is payload:
+            self._parsed = None
+            return parsed[1]
+        return AiohttpRequest.parse_json_payload(payload)
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        """The Bot API's answer, once the updates in it are kept."""
+        code, payload = await super().do_request(
+            url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
+        )
+        keep = self.keep
+        if keep is None or code != HTTPStatus.OK:
+            return code, payload
+        try:
+            answer = json.loads(payload)
+        except ValueError:
+            return code, payload  # PTB says what is wrong with it
+        updates = answer.get("result") if isinstance(answer, dict) else None
+        if isinstance(updates, list) and updates:
+            for update in updates:
+                trim_update(update)
+            try:
+                await keep(updates)
+            except StoreUnavailable as exc:
+                # the database restarts: a passing failure, said in one line
+                log.warning("the updates could not be kept (%s): Telegram sends them again", exc)
+                raise NetworkError(f"the updates could not be kept: {exc}") from exc
+            except Exception as exc:
+                log.exception("the updates could not be kept: Telegram will send them again")
+                raise NetworkError(f"the updates could not be kept: {exc}") from exc
+        if isinstance(answer, dict):
+            self._parsed = (payload, answer)
+        return code, payload
+
+
+def trim_update(update: object) -> None:
+    """Drop what no handler reads from a pressed button's message: its keyboard and its
+    text's entities, which are most of the update and which PTB would turn into objects
+    (and the inbox would store) on every press."""
+    if not isinstance(update, dict):
+        return
+    query = update.get("callback_query")
+    message = query.get("message") if isinstance(query, dict) else None
+    if isinstance(message, dict):
+        message.pop("reply_markup", None)
+        message.pop("entities", None)
