@@ -24,10 +24,10 @@ from bot.chat.menus import Menus
 from bot.chat.presenter import Presenter
 from bot.chat.replays import ReplayDesk
 from bot.chat.runtime import Runtime, runtime
-from bot.cluster.routing import NotHere
 from bot.service import callbacks as cb
 from bot.service.coach import Coach
 from bot.service.inbox import Inbox, Relayed
+from bot.service.shards import NotHere
 from bot.service.tables import Live, TableService
 from bot.store import TableStatus, open_store
 from bot.store.postgres import PostgresStore

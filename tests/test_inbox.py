@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from telegram import Update
 
-from bot.cluster.routing import NotHere
 from bot.service.inbox import Inbox, Relayed
+from bot.service.shards import NotHere
 from bot.service.tables import Live, TableService
 from bot.store import Seat, SqliteStore, Store, shard_of
 from engine import Rules

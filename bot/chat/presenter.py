@@ -23,9 +23,9 @@ from telegram.ext import Application, ContextTypes, Job
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
 from bot.chat.ingroup import InGroupHands
-from bot.cluster.routing import NotHere
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.service import callbacks as cb
+from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 from bot.store import Seat, StoreError, TableStatus
 from bot.transport.sender import Content, Priority

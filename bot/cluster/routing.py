@@ -8,7 +8,7 @@ store tells (cached: a table's chat changes only when its group becomes a superg
 :meth:`Router.chat_moved`). A /start that seats its user names its table too.
 
 An update routed by a chat the cache held before the move reaches the old chat's holder,
-which finds the table is not its own and hands the update on (:class:`NotHere`).
+which finds the table is not its own and hands the update on (:class:`~bot.service.shards.NotHere`).
 """
 
 from __future__ import annotations
@@ -20,20 +20,10 @@ from typing import Any, Final, Protocol
 from bot.service import callbacks as cb
 from bot.store import shard_of
 
-__all__ = ["NotHere", "Router", "TableChats"]
+__all__ = ["Router", "TableChats"]
 
 CACHED: Final = 100_000
 """Tables whose chat is remembered."""
-
-
-class NotHere(Exception):
-    """The table is held by another process (its shard is not this one's): the update
-    that asked for it is handed on to ``shard``."""
-
-    def __init__(self, table_id: int | None, shard: int) -> None:
-        super().__init__(f"table {table_id} is of shard {shard}, not held here")
-        self.table_id = table_id
-        self.shard = shard
 
 
 class TableChats(Protocol):

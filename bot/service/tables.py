@@ -18,9 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from bot.cluster.routing import NotHere
 from bot.service.inbox import handled_update
 from bot.service.replay import recent_moves
+from bot.service.shards import NotHere
 from bot.store import (
     Outcome,
     Seat,
@@ -198,7 +198,7 @@ class TableService:
         return tables
 
     def check_held(self, chat_id: int, table_id: int | None = None) -> None:
-        """Raise :class:`~bot.cluster.routing.NotHere` if another process holds the chat's
+        """Raise :class:`~bot.service.shards.NotHere` if another process holds the chat's
         tables: the update being handled is handed on to it."""
         if self.holds is None or self.holds(chat_id):
             return

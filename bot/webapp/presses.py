@@ -28,8 +28,8 @@ from bot.base.i18n import LANGS, Lang, tr
 from bot.chat.common import refusal_text, say
 from bot.chat.presses import Outcome, Presser, run_press
 from bot.chat.replays import send_replay
-from bot.cluster.routing import NotHere
 from bot.service import callbacks as cb
+from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 
 from . import frames as f
@@ -99,7 +99,7 @@ class PageDesk:
         """Run the press ``press`` made on a page of ``table_id`` at version ``v`` by
         ``viewer``; ``shown`` is told what the page is to show now (a choice the press
         opened, or the current state of a refused one). The answer's frame.
-        :class:`~bot.cluster.routing.NotHere` if another process holds the table."""
+        :class:`~bot.service.shards.NotHere` if another process holds the table."""
         rt = self._rt
         try:
             decoded = rt.codec.decode(press)

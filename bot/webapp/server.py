@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from aiohttp import WSMsgType, web
 
 from bot.base.i18n import Lang, pick_lang, tr
-from bot.cluster.routing import NotHere
 from bot.service.links import BadToken, StartTokens, WebAppLinks
+from bot.service.shards import NotHere
 from bot.service.tables import Live
 
 from . import frames as f

@@ -22,7 +22,7 @@ from bot.chat.common import (
     presenter_of,
 )
 from bot.chat.runtime import runtime
-from bot.cluster.routing import NotHere
+from bot.service.shards import NotHere
 from bot.service.tables import Refused
 from bot.transport.sender import Content
 
