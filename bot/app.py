@@ -13,7 +13,7 @@ from bot.chat.runtime import Runtime
 from bot.service import callbacks as cb
 from bot.service.links import StartTokens, WebAppLinks, start_key
 from bot.transport.ordering import TableOrder
-from bot.transport.pacing import Pacer, Pacing, use_timedelta_periods
+from bot.transport.pacing import Pacer, Pacing, pacing_of, use_timedelta_periods
 from bot.transport.request import AiohttpRequest, UpdatesRequest
 from bot.transport.sent import SentLog
 
@@ -60,7 +60,7 @@ def build_application(
     app = (
         builder.request(AiohttpRequest(connection_pool_size=256))
         .get_updates_request(updates)
-        .rate_limiter(Pacer(pacing or settings.pacing(), sent=SentLog()))
+        .rate_limiter(Pacer(pacing or pacing_of(settings), sent=SentLog()))
         .concurrent_updates(order)
         .post_init(handlers.post_init)
         .post_stop(handlers.post_stop)

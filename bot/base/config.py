@@ -13,7 +13,7 @@ import ipaddress
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -21,9 +21,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.store.config import check_database_url, mask_url, url_secrets
 from engine import PRESETS, Rules
-
-if TYPE_CHECKING:
-    from bot.transport.pacing import Pacing
 
 __all__ = [
     "ENV_PREFIX",
@@ -506,20 +503,6 @@ class Settings(BaseSettings):
     def rules(self) -> Rules:
         """The rules of a group's first table (:attr:`default_rules`)."""
         return self.default_rules
-
-    def pacing(self) -> Pacing:
-        """The per-chat pacing these settings ask for (:mod:`bot.transport.pacing`)."""
-        from bot.transport.pacing import Pacing
-
-        if self.rate_limits == "retry-only":
-            return Pacing.off()
-        return Pacing(
-            private_interval=self.private_edit_interval,
-            private_burst=self.private_burst,
-            group_interval=self.group_edit_interval,
-            group_burst=self.group_burst,
-            overall_rate=self.overall_rate,
-        )
 
     @property
     def postgres_url(self) -> str:

@@ -52,6 +52,7 @@ from bot.cluster.routing import Router
 from bot.service.inbox import Inbox
 from bot.store import StoreError, shard_of
 from bot.store.postgres import INBOX_CHANNEL, ROWS_CHANNEL, TABLES_CHANNEL, PostgresStore
+from bot.transport.pacing import pacing_of
 
 if TYPE_CHECKING:
     from bot.chat.presenter import Presenter
@@ -107,7 +108,7 @@ class Member:
         self._wants_poll = poll
         self.leases = Leases(store.pool, self.member_id, ttl=ttl)
         self.router = Router(rt.codec, store)
-        self.budgets = SharedBudgets(store.pool, rt.settings.pacing())
+        self.budgets = SharedBudgets(store.pool, pacing_of(rt.settings))
         self._held: dict[int, int] = {}
         """The shards whose lease this process holds (shard -> epoch): their tables are its."""
         self._ready: set[int] = set()

@@ -41,7 +41,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import IntEnum
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -49,12 +49,16 @@ from telegram.ext import BaseRateLimiter
 from bot.render.limits import fit_request
 from bot.transport.sent import SentLog
 
+if TYPE_CHECKING:
+    from bot.base.config import Settings
+
 __all__ = [
     "Pacer",
     "Pacing",
     "Priority",
     "ephemeral_receiver",
     "paced",
+    "pacing_of",
     "retry_after_seconds",
     "use_timedelta_periods",
 ]
@@ -522,3 +526,17 @@ class Pacer(BaseRateLimiter[int]):
                     raise
                 if chat is None:
                     await asyncio.sleep(seconds)
+
+
+def pacing_of(settings: Settings) -> Pacing:
+    """The per-chat pacing the bot's settings ask for (``DURAK_RATE_LIMITS`` and the
+    intervals and bursts beside it)."""
+    if settings.rate_limits == "retry-only":
+        return Pacing.off()
+    return Pacing(
+        private_interval=settings.private_edit_interval,
+        private_burst=settings.private_burst,
+        group_interval=settings.group_edit_interval,
+        group_burst=settings.group_burst,
+        overall_rate=settings.overall_rate,
+    )
