@@ -5,12 +5,15 @@ from __future__ import annotations
 import hashlib
 import logging
 
-from telegram.ext import Application, ApplicationBuilder
+from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
 from bot.base.config import Settings
 from bot.chat import handlers
 from bot.chat.runtime import Runtime
+from bot.cluster.relayed import on_relayed
+from bot.lifecycle import post_init, post_shutdown, post_stop
 from bot.service import callbacks as cb
+from bot.service.inbox import Relayed
 from bot.service.links import StartTokens, WebAppLinks, start_key
 from bot.transport.ordering import TableOrder
 from bot.transport.pacing import Pacer, Pacing, pacing_of, use_timedelta_periods
@@ -62,11 +65,13 @@ def build_application(
         .get_updates_request(updates)
         .rate_limiter(Pacer(pacing or pacing_of(settings), sent=SentLog()))
         .concurrent_updates(order)
-        .post_init(handlers.post_init)
-        .post_stop(handlers.post_stop)
-        .post_shutdown(handlers.post_shutdown)
+        .post_init(post_init)
+        .post_stop(post_stop)
+        .post_shutdown(post_shutdown)
         .build()
     )
     app.bot_data["runtime"] = rt
     handlers.install(app, rt)
+    # what another process asks of a table held here (several processes on one database)
+    app.add_handler(TypeHandler(Relayed, on_relayed))
     return app

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from telegram import Update
 from telegram.error import TelegramError
 from telegram.ext import (
     Application,
@@ -24,38 +23,17 @@ from bot.chat.menus import Menus
 from bot.chat.presenter import Presenter
 from bot.chat.replays import ReplayDesk
 from bot.chat.runtime import Runtime, runtime
-from bot.service import callbacks as cb
 from bot.service.coach import Coach
-from bot.service.inbox import Inbox, Relayed
+from bot.service.inbox import Inbox
 from bot.service.shards import NotHere
 from bot.service.tables import Live, TableService
 from bot.store import TableStatus, open_store
 from bot.store.postgres import PostgresStore
-from bot.transport.ordering import default_key
 from bot.transport.pacing import Pacer
 from bot.transport.sender import Publisher
 from engine import Rules
 
 log = logging.getLogger(__name__)
-
-
-def order_key(rt: Runtime, update: object) -> object:
-    """Updates of one table run in order: a button names its table; anything else is keyed
-    by its chat."""
-    if isinstance(update, Relayed):
-        return ("table", update.table)
-    if isinstance(update, Update) and update.callback_query is not None:
-        try:
-            decoded = rt.codec.decode(update.callback_query.data)
-        except cb.BadCallback:
-            return None
-        if isinstance(decoded, cb.ReplayOpen | cb.ReplayStep):
-            # a finished game's replay never waits behind the moves of its table's next game
-            return ("replay", update.callback_query.from_user.id)
-        table = getattr(decoded, "table", None)
-        if isinstance(table, int):
-            return ("table", table)
-    return default_key(update)
 
 
 async def post_init(app: Application) -> None:  # type: ignore[type-arg]

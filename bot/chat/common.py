@@ -28,7 +28,7 @@ from bot.chat.runtime import Runtime, runtime
 from bot.service import callbacks as cb
 from bot.service.inbox import handled_update
 from bot.service.tables import Live, Refused
-from bot.store import ChatRow, UserRow
+from bot.store import ChatRow, TableStatus, UserRow, shard_of
 from bot.transport import tgerrors
 from bot.transport.sender import Content
 from engine import Rules
@@ -341,3 +341,25 @@ async def set_option(
         )
     )
     presenter.show_lobby_page(live, cb.Option(live.table_id, live.version, decoded.option), lang)
+
+
+BACK = "back"
+"""Send a player his hand anew (``data["user"]``)."""
+
+
+async def playing_tables(rt: Runtime, user_id: int) -> tuple[list[Live], int]:
+    """The running tables ``user_id`` sits at that this process holds, and how many more
+    other processes hold: each of those is asked to send him his hand anew."""
+    if rt.cluster is None:
+        return rt.tables.playing_at(user_id), 0
+    assert rt.store is not None and rt.inbox is not None
+    here, elsewhere = [], 0
+    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
+        if rt.cluster.holds_chat(chat_id):
+            live = await rt.tables.get(table_id)
+            if live is not None and live.row.status == TableStatus.PLAYING:
+                here.append(live)
+        else:
+            await rt.inbox.relay(BACK, table_id, shard_of(chat_id), user=user_id)
+            elsewhere += 1
+    return here, elsewhere

@@ -10,37 +10,15 @@ import logging
 
 from telegram.ext import ContextTypes
 
-from bot.chat.common import presenter_of
+from bot.chat.common import BACK, presenter_of
 from bot.chat.runtime import Runtime, runtime
 from bot.service.inbox import Relayed
-from bot.service.tables import Live
-from bot.store import TableStatus, shard_of
+from bot.store import TableStatus
 from bot.webapp.presses import PAGE_PRESS
 
-__all__ = ["BACK", "on_relayed", "playing_tables"]
+__all__ = ["on_relayed"]
 
 log = logging.getLogger(__name__)
-
-BACK = "back"
-"""Send a player his hand anew (``data["user"]``)."""
-
-
-async def playing_tables(rt: Runtime, user_id: int) -> tuple[list[Live], int]:
-    """The running tables ``user_id`` sits at that this process holds, and how many more
-    other processes hold: each of those is asked to send him his hand anew."""
-    if rt.cluster is None:
-        return rt.tables.playing_at(user_id), 0
-    assert rt.store is not None and rt.inbox is not None
-    here, elsewhere = [], 0
-    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
-        if rt.cluster.holds_chat(chat_id):
-            live = await rt.tables.get(table_id)
-            if live is not None and live.row.status == TableStatus.PLAYING:
-                here.append(live)
-        else:
-            await rt.inbox.relay(BACK, table_id, shard_of(chat_id), user=user_id)
-            elsewhere += 1
-    return here, elsewhere
 
 
 async def on_relayed(update: Relayed, context: ContextTypes.DEFAULT_TYPE) -> None:

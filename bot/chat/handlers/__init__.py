@@ -49,11 +49,11 @@ from bot.chat.handlers.ratings import cmd_me, cmd_top
 from bot.chat.handlers.solo import cmd_play, cmd_solo_stop
 from bot.chat.replays import cmd_replay
 from bot.chat.runtime import Runtime
-from bot.cluster.relayed import on_relayed
-from bot.lifecycle import order_key, post_init, post_shutdown, post_stop
+from bot.service import callbacks as cb
 from bot.service.inbox import Relayed
+from bot.transport.ordering import default_key
 
-__all__ = ["install", "post_init", "post_shutdown", "post_stop"]
+__all__ = ["install", "order_key"]
 
 PERSONAL = ("newgame", "leave", "cancel", "lang")
 """Group commands that act for the person who sends them (seat him, check his rights)."""
@@ -87,6 +87,24 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
-    app.add_handler(TypeHandler(Relayed, on_relayed))
     app.add_error_handler(on_error)
     rt.order.set_key(lambda update: order_key(rt, update))
+
+
+def order_key(rt: Runtime, update: object) -> object:
+    """Updates of one table run in order: a button names its table; anything else is keyed
+    by its chat."""
+    if isinstance(update, Relayed):
+        return ("table", update.table)
+    if isinstance(update, Update) and update.callback_query is not None:
+        try:
+            decoded = rt.codec.decode(update.callback_query.data)
+        except cb.BadCallback:
+            return None
+        if isinstance(decoded, cb.ReplayOpen | cb.ReplayStep):
+            # a finished game's replay never waits behind the moves of its table's next game
+            return ("replay", update.callback_query.from_user.id)
+        table = getattr(decoded, "table", None)
+        if isinstance(table, int):
+            return ("table", table)
+    return default_key(update)

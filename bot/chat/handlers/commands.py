@@ -24,6 +24,7 @@ from bot.chat.common import (
     default_rules,
     is_admin,
     lang_here,
+    playing_tables,
     presenter_of,
     remember,
     reply,
@@ -32,7 +33,6 @@ from bot.chat.common import (
 )
 from bot.chat.replays import replay_from_link
 from bot.chat.runtime import Runtime, runtime
-from bot.cluster.relayed import playing_tables
 from bot.service import callbacks as cb
 from bot.service.tables import Refused
 from bot.store import ChatRow, Seat, TableStatus

@@ -14,6 +14,7 @@ from telegram.ext import (
 )
 
 from bot.chat.common import (
+    playing_tables,
     presenter_of,
     remember,
     reply,
@@ -21,7 +22,6 @@ from bot.chat.common import (
     user_lang,
 )
 from bot.chat.runtime import runtime
-from bot.cluster.relayed import playing_tables
 from bot.store import TableStatus
 from bot.transport.sender import Content
 
