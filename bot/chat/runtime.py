@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from telegram.ext import ContextTypes
 
@@ -36,6 +36,11 @@ class Cluster(Protocol):
     async def tables_moved(self, chat_id: int) -> None:
         """Running tables moved to ``chat_id`` (a group became a supergroup): the holder of
         its shard is told to take them."""
+        ...
+
+    async def ask(self, kind: str, table: int, shard: int, **data: Any) -> dict[str, Any] | None:
+        """Ask the holder of ``table`` (of ``shard``) to do ``kind`` with ``data`` and wait
+        for its answer; None if none came in time."""
         ...
 
 

@@ -19,16 +19,13 @@ from typing import TYPE_CHECKING, Any, Final
 from bot.service.tables import Live
 from bot.service.views import TableViews
 from bot.store import StoreError
-from engine import Card
-from engine.actions import action_from_dict
 
 from .member import _CONNECTION_ERRORS, Member
 
 if TYPE_CHECKING:
     from bot.webapp.hub import Hub
-    from bot.webapp.state import Private
 
-__all__ = ["VIEWS_CHANNEL", "SharedViews", "private_from", "private_json"]
+__all__ = ["VIEWS_CHANNEL", "SharedViews"]
 
 log = logging.getLogger(__name__)
 
@@ -117,54 +114,6 @@ class SharedViews:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-
-def private_json(private: Private | None) -> dict[str, Any] | None:
-    """A page's pending choice or selection, to send to another process."""
-    if private is None:
-        return None
-    choice = private.choice
-    return {
-        "version": private.version,
-        "purpose": private.purpose,
-        "selection": sorted(c.code for c in private.selection)
-        if private.selection is not None
-        else None,
-        "choice": None
-        if choice is None
-        else {
-            "card": choice.card.code,
-            "select": choice.select,
-            "actions": [a.to_dict() for a in choice.actions],
-        },
-    }
-
-
-def private_from(data: object) -> Private | None:
-    """The pending choice or selection another process sent (:func:`private_json`)."""
-    from bot.render import Choice
-    from bot.webapp.state import Private
-
-    if not isinstance(data, dict):
-        return None
-    try:
-        choice = data.get("choice")
-        selection = data.get("selection")
-        return Private(
-            int(data["version"]),
-            Choice(
-                Card.parse(choice["card"]),
-                tuple(action_from_dict(a) for a in choice["actions"]),
-                bool(choice["select"]),
-            )
-            if isinstance(choice, dict)
-            else None,
-            frozenset(Card.parse(c) for c in selection) if isinstance(selection, list) else None,
-            str(data.get("purpose", "lead")),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        log.warning("a page's choice from another process unreadable: %s", exc)
-        return None
 
 
 def _conforms(views: SharedViews) -> TableViews:

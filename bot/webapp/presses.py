@@ -28,9 +28,12 @@ from bot.base.i18n import LANGS, Lang, tr
 from bot.chat.common import refusal_text, say
 from bot.chat.presses import Outcome, Presser, run_press
 from bot.chat.replays import send_replay
+from bot.render import Choice
 from bot.service import callbacks as cb
 from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
+from engine import Card
+from engine.actions import action_from_dict
 
 from . import frames as f
 from .auth import WebAppUser
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from bot.chat.presenter import Presenter
     from bot.chat.runtime import Runtime
 
-__all__ = ["PAGE_PRESS", "PageDesk", "telegram_user"]
+__all__ = ["PAGE_PRESS", "PageDesk", "private_from", "private_json", "telegram_user"]
 
 log = logging.getLogger(__name__)
 
@@ -182,11 +185,8 @@ class PageDesk:
     async def _elsewhere(self, page: Page, frame: f.Press, shard: int) -> dict[str, Any]:
         """A press of a page of a table another process holds: run there, and answered and
         shown here."""
-        from bot.cluster.member import Member
-        from bot.cluster.views import private_from
-
         member = self._rt.cluster
-        if not isinstance(member, Member):
+        if member is None:
             return f.notice("try_again", say(page.lang, "try_again"))
         user = page.user
         answer = await member.ask(
@@ -217,8 +217,6 @@ class PageDesk:
     async def run_relayed(self, table_id: int, data: Mapping[str, Any]) -> dict[str, Any]:
         """A press of a page connected to another process (:meth:`_elsewhere`), run here,
         where the table is held: what to answer it."""
-        from bot.cluster.views import private_json
-
         told: dict[str, Any] = {"show": False, "private": None}
 
         def shown(live: Live, private: Private | None) -> None:
@@ -239,3 +237,48 @@ class PageDesk:
             table_id, viewer, lang, str(data.get("press")), int(data.get("v", -1)), shown
         )
         return {"reply": reply, **told}
+
+
+def private_json(private: Private | None) -> dict[str, Any] | None:
+    """A page's pending choice or selection, to send to another process."""
+    if private is None:
+        return None
+    choice = private.choice
+    return {
+        "version": private.version,
+        "purpose": private.purpose,
+        "selection": sorted(c.code for c in private.selection)
+        if private.selection is not None
+        else None,
+        "choice": None
+        if choice is None
+        else {
+            "card": choice.card.code,
+            "select": choice.select,
+            "actions": [a.to_dict() for a in choice.actions],
+        },
+    }
+
+
+def private_from(data: object) -> Private | None:
+    """The pending choice or selection another process sent (:func:`private_json`)."""
+    if not isinstance(data, dict):
+        return None
+    try:
+        choice = data.get("choice")
+        selection = data.get("selection")
+        return Private(
+            int(data["version"]),
+            Choice(
+                Card.parse(choice["card"]),
+                tuple(action_from_dict(a) for a in choice["actions"]),
+                bool(choice["select"]),
+            )
+            if isinstance(choice, dict)
+            else None,
+            frozenset(Card.parse(c) for c in selection) if isinstance(selection, list) else None,
+            str(data.get("purpose", "lead")),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        log.warning("a page's choice from another process unreadable: %s", exc)
+        return None

@@ -3,8 +3,8 @@ page is connected to, arrives as it was."""
 
 from __future__ import annotations
 
-from bot.cluster.views import private_from, private_json
 from bot.render import Choice
+from bot.webapp.presses import private_from, private_json
 from bot.webapp.state import Private
 from engine import Card
 from engine.actions import Cover, Lead, Transfer
