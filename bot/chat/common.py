@@ -23,12 +23,12 @@ from telegram.ext import (
 
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
-from bot.chat.presenter import Presenter
+from bot.chat.presenter import AI_LEVELS, Presenter
 from bot.chat.runtime import Runtime, runtime
 from bot.service import callbacks as cb
 from bot.service.inbox import handled_update
 from bot.service.tables import Live, Refused
-from bot.store import ChatRow, TableStatus, UserRow, shard_of
+from bot.store import ChatRow, Seat, TableStatus, UserRow, shard_of
 from bot.transport import tgerrors
 from bot.transport.sender import Content
 from engine import Rules
@@ -363,3 +363,10 @@ async def playing_tables(rt: Runtime, user_id: int) -> tuple[list[Live], int]:
             await rt.inbox.relay(BACK, table_id, shard_of(chat_id), user=user_id)
             elsewhere += 1
     return here, elsewhere
+
+
+def computers(lang: Lang, count: int, level: int) -> tuple[Seat, ...]:
+    """``count`` computer players of one level, named Computer 1, 2, ..."""
+    return tuple(
+        Seat.computer(tr(lang, "ai.name", n=i), AI_LEVELS[level]) for i in range(1, count + 1)
+    )

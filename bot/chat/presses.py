@@ -20,8 +20,15 @@ from telegram import Bot, User
 
 from bot import render as r
 from bot.base.i18n import Lang, tr
-from bot.chat.common import chat_lang, may_manage_as, reachable, remember, say, set_option
-from bot.chat.handlers.solo import computers
+from bot.chat.common import (
+    chat_lang,
+    computers,
+    may_manage_as,
+    reachable,
+    remember,
+    say,
+    set_option,
+)
 from bot.chat.presenter import AI_LEVELS, Presenter
 from bot.chat.runtime import Runtime
 from bot.service import callbacks as cb

@@ -12,8 +12,8 @@ import logging
 from telegram import Update
 from telegram.ext import ContextTypes
 
-from bot.base.i18n import Lang, tr
 from bot.chat.common import (
+    computers,
     default_rules,
     presenter_of,
     remember,
@@ -38,13 +38,6 @@ async def solo_rules(rt: Runtime, user_id: int) -> Rules:
     without a turn clock (nobody waits on him but the computer)."""
     unhurried = rt.settings.default_rules.model_copy(update={"turn_timeout": 0})
     return await default_rules(rt, user_id, fallback=unhurried)
-
-
-def computers(lang: Lang, count: int, level: int) -> tuple[Seat, ...]:
-    """``count`` computer players of one level, named Computer 1, 2, ..."""
-    return tuple(
-        Seat.computer(tr(lang, "ai.name", n=i), AI_LEVELS[level]) for i in range(1, count + 1)
-    )
 
 
 async def cmd_play(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
