@@ -1,6 +1,7 @@
 """Start-up and shut-down: the store opened, running games redrawn and their clocks set,
 updates left from before handled again, the command menus, the daily purge of lobbies
-nobody started; updates of one table in order.
+nobody started. Here the layers are wired together: the store, then the table service,
+the chat's presenter and publisher, the cluster's member and the Mini App's server.
 """
 
 from __future__ import annotations

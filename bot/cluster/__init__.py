@@ -35,4 +35,7 @@ small: one ``NOTIFY`` per batch of updates (the holder then reads them by an ind
 pending ones), and the holder's read; a look every second catches a lost notification,
 which therefore delays but never loses. A broker would add a network hop and a second
 durability story for no gain at the rates one Telegram token allows.
+
+May import every layer below it: the Mini App, the chat's views, the transport, the
+renderers, the service, the base, the store. Only the programs and the wiring import it.
 """

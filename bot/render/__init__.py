@@ -3,6 +3,9 @@
 No I/O and no Telegram calls: every renderer takes a view (never the game), the players'
 names, a language and a small context, and returns a :class:`Screen` (Telegram HTML text
 and an optional :class:`Keyboard`); :func:`to_markup` turns a keyboard into PTB's markup.
+
+May import: ``bot.service`` (the callback codec), ``bot.base`` (the words),
+``bot.ratings`` and the engine. Must not import the transport or anything above it.
 """
 
 from __future__ import annotations

@@ -1,1 +1,15 @@
-"""The table service: tables, the callback codec, replays, the coach, the inbox."""
+"""The table service, free of the views that show it.
+
+* ``tables`` — every change to a table: under its lock, checked, saved in one store
+  transaction, and only then told (:class:`~bot.service.tables.TableService`);
+* ``callbacks`` — the callback data codec: what a button names, typed and signed;
+* ``views`` — the interface through which the views beyond the chat learn of changes;
+* ``inbox`` — every update kept before Telegram is told, done with the move it made;
+* ``shards`` — :class:`~bot.service.shards.NotHere`, a table held by another process;
+* ``links`` — the Mini App's start token naming a table, and the links that carry it;
+* ``replay`` — finished games dealt again from their seed and log; ``coach`` and
+  ``coach_worker`` — reviews of a player's moves in worker processes.
+
+May import: ``bot.base``, ``bot.store``, ``bot.ratings`` and the engine. Must not import
+the renderers, the transport, the chat, the Mini App or the cluster.
+"""

@@ -6,6 +6,9 @@ Program against :class:`Store`; :func:`open_store` opens the configured implemen
 
     async with open_store(settings.db_path, url=settings.postgres_url) as store:
         tables = await store.running_tables()
+
+May import: ``bot.ratings`` (the rating model, for every finished game). Must not import
+any other layer of the bot, nor the engine: game state is opaque JSON here.
 """
 
 from __future__ import annotations

@@ -1,17 +1,20 @@
 """Telegram handlers, split by what the user is doing; find a handler from what he pressed:
 
-* ``lobby`` — the group's table before a game: /newgame, /leave, /cancel, Join, Leave,
-  Settings and their pages, computer players, Start, Rematch;
-* ``hand`` — the private hand: card buttons, Take, Pass, Transfer, choices, /hand;
-* ``solo`` — a game against the computer in private: /play, its setup, /leave, /cancel;
-* ``replay`` — replays and the coach: 🎞 Replay, the step buttons, /replay;
+* ``lobby`` — the group's table before a game: /newgame, /leave, /cancel (its buttons,
+  Join, Leave, Settings and their pages, computer players, Start, Rematch, are decided in
+  :mod:`bot.chat.presses`);
+* ``hand`` — the private hand: /hand (its buttons are decided in :mod:`bot.chat.presses`);
+* ``solo`` — a game against the computer in private: /play, /leave, /cancel;
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
 * ``ratings`` — /top, /me and its chart;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
-* ``relayed`` — what another process asks of a table held here (several processes);
-* ``buttons`` — where every inline button arrives and is dispatched;
-* ``lifecycle`` — start-up, shut-down, command menus, the lobby purge;
-* ``common`` — what they share (refusals, rights, answering a press, languages).
+* ``buttons`` — where every inline button arrives and is dispatched: a table's buttons
+  to :mod:`bot.chat.presses`, replays to :mod:`bot.chat.replays` (which holds /replay);
+* this package — :func:`install` registers them all; :func:`order_key` keeps the updates
+  of one table in order.
+
+What they share is :mod:`bot.chat.common`; start-up and shut-down are :mod:`bot.lifecycle`;
+what another process asks of a table held here is :mod:`bot.cluster.relayed`.
 
 Each handler decodes what arrived, asks the table service to change the table (under the
 table's lock), answers the user, and has the presenter redraw what changed. Every callback
