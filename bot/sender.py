@@ -555,7 +555,8 @@ class Publisher:
         returned message stays a dict. The typed methods would parse every returned
         message, keyboard and all, only for us to read its id; on a busy bot that parsing
         was a good part of the CPU spent per move. The chat's budget was spent already."""
-        params = content.params(disabled=not self._no_disabled)
+        disabled = not self._no_disabled
+        params = content.params(disabled=disabled)
         params["chat_id"] = slot.chat_id
         if message_id is not None:
             params["message_id"] = message_id
@@ -571,13 +572,16 @@ class Publisher:
         try:
             return await self._post(method, params, slot.priority)
         except BadRequest as exc:
-            if self._no_disabled or not tgerrors.is_disabled_refused(exc):
+            # judged by what this request carried: several may be refused at once, and each
+            # goes again, not only the one that was answered first
+            if not (disabled and tgerrors.is_disabled_refused(exc)):
                 raise
-        self._no_disabled = True
-        log.warning(
-            "the Bot API server refuses disabled buttons (Bot API 10.3 and later): cards that "
-            "cannot go are sent as ordinary buttons from now on"
-        )
+        if not self._no_disabled:
+            self._no_disabled = True
+            log.warning(
+                "the Bot API server refuses disabled buttons (Bot API 10.3 and later): cards "
+                "that cannot go are sent as ordinary buttons from now on"
+            )
         params["reply_markup"] = content.params(disabled=False).get("reply_markup")
         return await self._post(method, params, slot.priority)
 
