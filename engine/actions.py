@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .cards import Card, card_from_code
+from .cards import Card, Suit, card_from_code
 
 __all__ = [
     "ACTION_TYPES",
@@ -308,26 +308,34 @@ class Dealt(NamedTuple):
 
 
 class Led(NamedTuple):
-    """``seat`` opened the bout against ``defender``."""
+    """``seat`` opened the bout against ``defender``. ``suits`` (wild sixes): card by card,
+    the suit a six was named as (None for a card that stands for itself); None when no
+    six was named."""
 
     seat: int
     cards: tuple[Card, ...]
     defender: int
+    suits: tuple[Suit | None, ...] | None = None
 
 
 class Thrown(NamedTuple):
-    """``seat`` threw ``card`` in."""
+    """``seat`` threw ``card`` in (``suit``: the suit a wild six was named as)."""
 
     seat: int
     card: Card
+    suit: Suit | None = None
 
 
 class Covered(NamedTuple):
-    """``seat`` beat ``attack`` with ``card``."""
+    """``seat`` beat ``attack`` with ``card``. With wild sixes, ``suit`` is the suit
+    ``card`` was named as and ``attack_suit`` the one ``attack`` was (None: the card
+    stands for itself), so that the move can be told once the bout has left the table."""
 
     seat: int
     attack: Card
     card: Card
+    suit: Suit | None = None
+    attack_suit: Suit | None = None
 
 
 class Taking(NamedTuple):
@@ -343,11 +351,13 @@ class Passed(NamedTuple):
 
 
 class Transferred(NamedTuple):
-    """``seat`` transferred with ``card``; ``defender`` now defends."""
+    """``seat`` transferred with ``card``; ``defender`` now defends (``suit``: the suit a
+    wild six was named as)."""
 
     seat: int
     card: Card
     defender: int
+    suit: Suit | None = None
 
 
 class TrumpShown(NamedTuple):

@@ -894,7 +894,10 @@ class Game:
         self.cov = [None] * len(cards)
         self._ranks = ranks
         self.phase = BOUT
-        events.append(tuple.__new__(Led, (seat, cards, self.defender)))
+        named = None
+        if (suits is not None or self._wild) and declared:
+            named = tuple(Suit(declared[c] & 3) if c in declared else None for c in cards)
+        events.append(tuple.__new__(Led, (seat, cards, self.defender, named)))
         if self._p5:
             self._draw(seat, events)  # seed 002: the attacker refills at once
         self._settle(events)
@@ -938,17 +941,19 @@ class Game:
             raise IllegalAction("limit_reached", "no more cards may be thrown in this bout")
         if seat not in self._current_throwers():
             raise IllegalAction("not_your_turn", "wait for your turn to throw in")
+        named = None
         if suit is not None or self._wild:
             stands = self._stands_for(card, suit)
             if stands != card:
                 self.eff[card] = stands
+                named = Suit(stands & 3)
         hand.remove(card)
         if not hand:
             self._emptied[seat] = self.moves
         self.att.append(card)
         self.cov.append(None)
         self.passed.clear()
-        events.append(tuple.__new__(Thrown, (seat, card)))
+        events.append(tuple.__new__(Thrown, (seat, card, named)))
         self._settle(events)
 
     def _apply_cover(self, action: Cover, events: list[Event]) -> None:
@@ -964,12 +969,17 @@ class Game:
             raise IllegalAction("not_on_table", f"{attack} is not an attack card") from None
         if self.cov[i] is not None:
             raise IllegalAction("already_covered", f"{attack} is already covered")
+        named = attack_named = None
         if suit is not None or self._wild:
             stands = self._stands_for(card, suit)
-            if stands not in self._beats[self.eff.get(attack, attack)]:
+            attack_stands = self.eff.get(attack, attack)
+            if stands not in self._beats[attack_stands]:
                 raise IllegalAction("does_not_beat", f"{card} does not beat {attack}")
             if stands != card:
                 self.eff[card] = stands
+                named = Suit(stands & 3)
+            if attack_stands != attack:
+                attack_named = Suit(attack_stands & 3)
         elif card not in self._beats[attack]:
             raise IllegalAction("does_not_beat", f"{card} does not beat {attack}")
         hand.remove(card)
@@ -978,7 +988,7 @@ class Game:
         self.cov[i] = card
         self._ranks |= 1 << (card >> 2)
         self.passed.clear()
-        events.append(tuple.__new__(Covered, (seat, self.att[i], card)))
+        events.append(tuple.__new__(Covered, (seat, self.att[i], card, named, attack_named)))
         self._settle(events)
 
     def _apply_take(self, action: Take, events: list[Event]) -> None:
@@ -1009,10 +1019,12 @@ class Game:
     def _apply_transfer(self, action: Transfer, events: list[Event]) -> None:
         seat, card, suit = action
         self._check_transfer(seat, card, show=False)
+        named = None
         if suit is not None or self._wild:
             stands = self._stands_for(card, suit)
             if stands != card:
                 self.eff[card] = stands
+                named = Suit(stands & 3)
         hand = self.hands[seat]
         hand.remove(card)
         if not hand:
@@ -1020,7 +1032,7 @@ class Game:
         self.att.append(card)
         self.cov.append(None)
         target = self._pass_attack(seat)
-        events.append(Transferred(seat, card, target))
+        events.append(Transferred(seat, card, target, named))
         self._settle(events)
 
     def _apply_show_trump(self, action: ShowTrump, events: list[Event]) -> None:

@@ -868,6 +868,40 @@ async def test_a_forced_fault_meets_only_the_calls_it_names(
         server.force_fault("flood")
 
 
+async def test_a_late_timeout_is_carried_out_after_the_client_gave_up(
+    server: FakeTelegramServer,
+) -> None:
+    """A slow server behind the gateway: the call times out, the client sends it again,
+    and the first one is carried out after that (its message lies above the second)."""
+    ann = await started_user(server)
+    server.set_limits(Limits.off())
+    network = HTTPXRequest(read_timeout=0.2, connection_pool_size=8)
+    async with Bot(server.token, base_url=server.base_url, request=network) as bot:
+        server.force_fault("timeout", chat=ann.id, method="sendMessage", late=True)
+        with pytest.raises(TimedOut):
+            await bot.send_message(ann.id, "first try")
+        assert [m.text for m in server.bot_messages(ann.id)] == [], "not carried out yet"
+        again = await bot.send_message(ann.id, "second try")
+        await server.wait_for(lambda: server.faulted[0].applied, timeout=5)
+        late = server.message(ann.id, server.faulted[0].result["message_id"])
+        assert late.message_id > again.message_id and late.text == "first try"
+        assert "late" in (server.faulted[0].description or "")
+    # by the rates: a late one is a timeout that was carried out
+    sends = frozenset({"sendMessage"})
+    server.set_faults(
+        Faults(timeout=1.0, applied=1.0, late=1.0, late_by=0.1, hang=0.0, methods=sends)
+    )
+    async with Bot(server.token, base_url=server.base_url) as bot:
+        with pytest.raises(NetworkError):  # the gateway's 504 (hang 0): carried out after it
+            await bot.send_message(ann.id, "504 first")
+        await server.wait_for(lambda: server.faulted[-1].applied, timeout=5)
+    assert [m.text for m in server.bot_messages(ann.id)][-1] == "504 first"
+    with pytest.raises(ValueError):
+        server.force_fault("reset", late=True)
+    with pytest.raises(ValueError):
+        Faults(late=2.0)
+
+
 # ---- old messages ------------------------------------------------------------------------
 
 

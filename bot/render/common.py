@@ -37,6 +37,8 @@ __all__ = [
     "duration",
     "esc",
     "name_of",
+    "named_card",
+    "named_cards",
     "plain_clocks",
     "seconds_until",
     "short_name",
@@ -152,6 +154,24 @@ def card_text(card: Card, declared: Mapping[Card, Suit] | None = None) -> str:
     if declared is not None and card in declared:
         text += "→" + suit_text(declared[card])
     return text
+
+
+def named_card(card: Card, suit: Suit | int | None, lang: Lang) -> str:
+    """A card as it was laid, in a line that outlives the table: ``6♠️ (as ♣️)`` for a wild
+    six named as another suit (``suit``), else the card alone."""
+    if suit is None or card.is_joker or Suit(suit) == card.suit:
+        return card_text(card)
+    return tr(lang, "card.as_suit", card=card_text(card), suit=suit_text(suit))
+
+
+def named_cards(
+    cards: Sequence[Card], suits: Sequence[Suit | int | None] | None, lang: Lang
+) -> str:
+    """Cards as they were laid, separated by spaces (``suits``: card by card, the suit a
+    wild six was named as, or None)."""
+    if suits is None:
+        return card_list(cards)
+    return " ".join(named_card(c, s, lang) for c, s in zip(cards, suits, strict=True))
 
 
 def card_list(cards: Iterable[Card], declared: Mapping[Card, Suit] | None = None) -> str:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from bot.base.i18n import Lang, tr
-from engine import Card, Event, Suit
+from engine import Event, Suit
 from engine.actions import (
     Beaten,
     Covered,
@@ -27,7 +27,7 @@ from engine.actions import (
     TrumpSwapped,
 )
 
-from .common import Player, card_list, card_text, name_of, suit_text
+from .common import Player, card_text, name_of, named_card, named_cards, suit_text
 
 __all__ = ["event_line", "event_lines"]
 
@@ -37,10 +37,10 @@ def event_line(
     players: Sequence[Player],
     lang: Lang,
     trump: Suit | None = None,
-    declared: Mapping[Card, Suit] | None = None,
 ) -> str:
     """One event in words (HTML; names escaped). ``trump`` names the suit for a deal
-    that shows no card; ``declared`` the suits wild sixes on the table were named as."""
+    that shows no card. A wild six is told as it was named (the event carries the suit),
+    so the line still reads right once the bout has left the table."""
 
     def who(seat: int | None) -> str:
         return name_of(players, seat)
@@ -52,34 +52,34 @@ def event_line(
             if trump is not None:
                 return tr(lang, "event.dealt_suit", suit=suit_text(trump), name=who(first))
             return tr(lang, "event.dealt_no_trump", name=who(first))
-        case Led(seat=seat, cards=cards, defender=defender):
+        case Led(seat=seat, cards=cards, defender=defender, suits=suits):
             return tr(
                 lang,
                 "event.led",
                 name=who(seat),
-                cards=card_list(cards, declared),
+                cards=named_cards(cards, suits, lang),
                 defender=who(defender),
             )
-        case Thrown(seat=seat, card=card):
-            return tr(lang, "event.thrown", name=who(seat), card=card_text(card, declared))
-        case Covered(seat=seat, attack=attack, card=card):
+        case Thrown(seat=seat, card=card, suit=suit):
+            return tr(lang, "event.thrown", name=who(seat), card=named_card(card, suit, lang))
+        case Covered(seat=seat, attack=attack, card=card, suit=suit, attack_suit=attack_suit):
             return tr(
                 lang,
                 "event.covered",
                 name=who(seat),
-                attack=card_text(attack, declared),
-                card=card_text(card, declared),
+                attack=named_card(attack, attack_suit, lang),
+                card=named_card(card, suit, lang),
             )
         case Taking(seat=seat):
             return tr(lang, "event.taking", name=who(seat))
         case Passed(seat=seat):
             return tr(lang, "event.passed", name=who(seat))
-        case Transferred(seat=seat, card=card, defender=defender):
+        case Transferred(seat=seat, card=card, defender=defender, suit=suit):
             return tr(
                 lang,
                 "event.transferred",
                 name=who(seat),
-                card=card_text(card, declared),
+                card=named_card(card, suit, lang),
                 defender=who(defender),
             )
         case TrumpShown(seat=seat, card=card, defender=defender):
@@ -129,7 +129,6 @@ def event_lines(
     lang: Lang,
     trump: Suit | None = None,
     limit: int = 6,
-    declared: Mapping[Card, Suit] | None = None,
 ) -> list[str]:
     """The last ``limit`` lines for ``events`` (oldest first); draws in a row become one."""
     lines: list[str] = []
@@ -137,7 +136,7 @@ def event_lines(
 
     def flush() -> None:
         if len(draws) == 1:
-            lines.append(event_line(draws[0], players, lang, trump, declared))
+            lines.append(event_line(draws[0], players, lang, trump))
         elif draws:
             parts = ", ".join(
                 tr(lang, "event.drew_part", name=name_of(players, d.seat), n=d.amount)
@@ -151,6 +150,6 @@ def event_lines(
             draws.append(event)
             continue
         flush()
-        lines.append(event_line(event, players, lang, trump, declared))
+        lines.append(event_line(event, players, lang, trump))
     flush()
     return lines[-limit:] if limit > 0 else []

@@ -378,9 +378,7 @@ def render_hand(
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
     footer = _asks(view, players, lang, ctx, choice, selection, purpose, gap=True)
     keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
-    events = event_lines(
-        ctx.events, players, lang, public.trump, limit=events_shown, declared=dict(public.declared)
-    )
+    events = event_lines(ctx.events, players, lang, public.trump, limit=events_shown)
     text = fit(sections, events, tr(lang, "table.recent"), "\n".join(footer))
     return Screen(text, keyboard)
 

@@ -37,6 +37,8 @@ from .common import (
     card_list,
     card_text,
     name_of,
+    named_card,
+    named_cards,
 )
 from .events import event_lines
 from .limits import fits
@@ -92,25 +94,28 @@ def replay_link(
 
 
 def action_words(action: Action, lang: Lang, declared: Mapping[Card, Suit] | None = None) -> str:
-    """A move in words, as the coach suggests it: ``cover 7♠️ with 9♠️``, ``take``."""
+    """A move in words, as the coach suggests it: ``cover 7♠️ with 9♠️``, ``take``; a wild
+    six as it is named in the move (``6♠️ (as ♣️)``). ``declared``: the suits the sixes on
+    the table were named as (an attack card that is one)."""
     match action:
-        case Lead(cards=cards):
-            return tr(lang, "coach.act.lead", cards=card_list(cards, declared))
-        case Throw(card=card):
-            return tr(lang, "coach.act.throw", card=card_text(card, declared))
-        case Cover(attack=attack, card=card):
+        case Lead(cards=cards, suits=suits):
+            return tr(lang, "coach.act.lead", cards=named_cards(cards, suits, lang))
+        case Throw(card=card, suit=suit):
+            return tr(lang, "coach.act.throw", card=named_card(card, suit, lang))
+        case Cover(attack=attack, card=card, suit=suit):
+            named = (declared or {}).get(attack)
             return tr(
                 lang,
                 "coach.act.cover",
-                attack=card_text(attack, declared),
-                card=card_text(card, declared),
+                attack=named_card(attack, named, lang),
+                card=named_card(card, suit, lang),
             )
         case Take():
             return tr(lang, "coach.act.take")
         case Pass():
             return tr(lang, "coach.act.pass")
-        case Transfer(card=card):
-            return tr(lang, "coach.act.transfer", card=card_text(card, declared))
+        case Transfer(card=card, suit=suit):
+            return tr(lang, "coach.act.transfer", card=named_card(card, suit, lang))
         case ShowTrump(card=card):
             return tr(lang, "coach.act.show_trump", card=card_text(card))
         case SwapTrump(card=card):
@@ -124,11 +129,13 @@ def _percent(chance: float) -> str:
     return f"{round(chance * 100)}%"
 
 
-def _verdict(mark: Mark, lang: Lang, *, summary: bool) -> str:
+def _verdict(
+    mark: Mark, lang: Lang, *, summary: bool, declared: Mapping[Card, Suit] | None = None
+) -> str:
     params = {
         "move": mark.move,
-        "played": action_words(mark.played, lang),
-        "suggested": action_words(mark.suggested, lang),
+        "played": action_words(mark.played, lang, declared),
+        "suggested": action_words(mark.suggested, lang, declared),
         "before": _percent(mark.before),
         "after": _percent(mark.after),
     }
@@ -150,7 +157,13 @@ def _coach_lines(frame: ReplayFrame, lang: Lang) -> list[str]:
         if biggest is not None:
             lines.append(_verdict(biggest, lang, summary=True))
         return lines
-    return [_verdict(m, lang, summary=False) for m in note.marks if m.move == frame.step]
+    # the position right after the move: a wild six it covered is on the table still
+    declared = dict(frame.public.declared)
+    return [
+        _verdict(m, lang, summary=False, declared=declared)
+        for m in note.marks
+        if m.move == frame.step
+    ]
 
 
 def _hand_lines(frame: ReplayFrame, players: Sequence[Player], lang: Lang) -> list[str]:
@@ -194,9 +207,7 @@ def _move_lines(frame: ReplayFrame, players: Sequence[Player], lang: Lang) -> li
         first = view.attacker if view.attacker is not None else 0
         deal: tuple[Event, ...] = (Dealt(first, view.trump_card),)
         return [f"▶️ {line}" for line in event_lines(deal, players, lang, view.trump)]
-    lines = event_lines(
-        frame.events, players, lang, view.trump, limit=8, declared=dict(view.declared)
-    )
+    lines = event_lines(frame.events, players, lang, view.trump, limit=8)
     return [f"▶️ {line}" for line in lines]
 
 

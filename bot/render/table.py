@@ -189,9 +189,7 @@ def render_table(
         sections.append(table_odds_lines(odds, players, lang, view.teams))
     sections.append(bout_lines(view, lang))
     sections.append([turn_line(view, players, lang, ctx.seconds_left, ctx.deadline)])
-    events = event_lines(
-        ctx.events, players, lang, view.trump, limit=events_shown, declared=dict(view.declared)
-    )
+    events = event_lines(ctx.events, players, lang, view.trump, limit=events_shown)
     text = fit(sections, events, tr(lang, "table.recent"), "")
     keyboard = None
     if view.phase != "over":

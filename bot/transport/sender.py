@@ -13,8 +13,12 @@ Telegram's troubles are handled here, where the wanted content is known:
   the newest content; a send that timed out may have arrived all the same: once the send
   gets through, the ids between the newest message the bot knew in that chat and the new
   one that are not the bot's own known messages lose their buttons (a user's own message
-  refuses the edit; :mod:`bot.transport.sent`), and a copy out of that reach is recognised when it
-  is pressed (its message is not the slot's);
+  refuses the edit; :mod:`bot.transport.sent`). A slow server may carry a send or an edit out later
+  still, after the one that got through: a while after the chat's last such failure the
+  bot looks again, at the ids since the newest message known before it and at a few above
+  the newest it knows now (a copy there is deleted), and draws again every message whose
+  edit failed so, and the latest content wins. A copy out of every reach is recognised
+  when it is pressed (its message is not the slot's);
 * "message is not modified" is success; a message that is gone is sent anew;
 * a group upgraded to a supergroup moves every slot of it to the new chat, which is drawn
   at once (one-off messages too);
@@ -82,6 +86,23 @@ _NO_KEYBOARD: Final[dict[str, list[Any]]] = {"inline_keyboard": []}
 SWEEP_MAX: Final = 20
 """At most this many ids are looked at for copies of a send that timed out (in a group
 most ids between are other people's messages)."""
+LATE_LOOK_MIN: Final = 5.0
+"""Seconds at least after a chat's last request that may yet be carried out before the
+chat is looked at again (four read timeouts, if longer)."""
+LATE_PROBES: Final = 5
+"""At most this many ids above the newest message the bot knows in a chat are looked at
+for a copy carried out late (in a group, others may have written there meanwhile)."""
+
+
+@dataclass(slots=True)
+class _LateLook:
+    """A chat whose sends or edits failed in a way that they may yet be carried out."""
+
+    since: int | None
+    """The lowest of the newest messages known in the chat before those sends (None:
+    none known, or only edits failed)."""
+    due: float
+    """When to look (loop time): a while after the last of those requests failed."""
 
 
 @dataclass(slots=True)
@@ -111,6 +132,9 @@ class _Slot:
     through."""
     sweep_from: int | None = None
     """The newest message known in the chat before that send (None: none known)."""
+    doubt: bool = False
+    """An edit failed in a way that it may have been carried out, even after a later one
+    (a slow server): drawn again once the chat's late look is due."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -152,6 +176,9 @@ class Publisher:
         self._cleanups: set[asyncio.Task[None]] = set()
         self._once = itertools.count()
         self._closed = False
+        self._late_after = max(LATE_LOOK_MIN, 4 * timeout)
+        self._late_looks: dict[int, _LateLook] = {}
+        """Chats to look at again for what a slow server carried out late."""
         self._plain_clocks = False
         self._no_disabled = False
         """The Bot API server refused a disabled button (it is older than 10.3)."""
@@ -412,7 +439,12 @@ class Publisher:
                     slot.sent = content
                     return
                 if not tgerrors.is_gone(exc):
-                    if tgerrors.is_transient(exc) or isinstance(exc, RetryAfter | ChatMigrated):
+                    if tgerrors.is_transient(exc):
+                        # it may yet be carried out, after the newer content that follows
+                        slot.doubt = True
+                        self._look_later(slot.chat_id, None)
+                        raise
+                    if isinstance(exc, RetryAfter | ChatMigrated):
                         raise
                     log.warning("chat %s: edit refused: %s", slot.chat_id, exc)
                     return
@@ -428,6 +460,7 @@ class Publisher:
                 # it may have arrived all the same: its copy lies above what was known
                 if not slot.unsure:
                     slot.unsure, slot.sweep_from = True, newest
+                self._look_later(slot.chat_id, newest)
                 raise
             if isinstance(exc, RetryAfter | ChatMigrated):
                 raise
@@ -488,6 +521,89 @@ class Publisher:
         )
         self._keep(task)
 
+    def _look_later(self, chat_id: int, known: int | None) -> None:
+        """A send or an edit in the chat failed in a way that it may still be carried
+        out, even after the one that gets through (a slow server): a while after the
+        chat's last such failure, look at its ids again for copies (from ``known``, the
+        newest message known before a send; None: none) and draw again the messages
+        whose edits failed so, whatever became of the slots that sent them."""
+        due = asyncio.get_running_loop().time() + self._late_after
+        look = self._late_looks.get(chat_id)
+        if look is not None:
+            look.due = due
+            if look.since is None or (known is not None and known < look.since):
+                look.since = known  # the lowest known, from any of the failed sends
+            return
+        self._late_looks[chat_id] = _LateLook(known, due)
+        task = asyncio.get_running_loop().create_task(
+            self._look_late(chat_id), name=f"late look {chat_id}"
+        )
+        self._keep(task)
+
+    async def _look_late(self, chat_id: int) -> None:
+        """Once nothing in the chat has failed for a while and no send is under way: strip
+        the copies that arrived late (see :meth:`_sweep` and :meth:`_probe_above`), and
+        draw again the messages whose edits may have been carried out late."""
+        loop = asyncio.get_running_loop()
+        look = self._late_looks[chat_id]
+        while (wait := look.due - loop.time()) > 0:
+            await asyncio.sleep(wait)
+        del self._late_looks[chat_id]  # a send failing from now on asks for a look of its own
+        sent = self._sent
+        newest = None
+        if sent is not None:
+            await sent.settled(chat_id)
+            newest = sent.newest(chat_id)
+        if newest is not None:  # else nothing of this process's is known here
+            if look.since is not None:
+                await self._sweep(chat_id, look.since, newest + 1)
+            await self._probe_above(chat_id, newest)
+        for slot in list(self._slots.values()):
+            if slot.chat_id == chat_id and slot.doubt:
+                # an older edit carried out late would show now: the latest wins again
+                slot.doubt = False
+                if slot.wanted is None:
+                    slot.wanted = slot.sent
+                slot.sent = None
+                self._start(slot)
+
+    async def _probe_above(self, chat_id: int, newest: int) -> None:
+        """Take the buttons off whatever lies above ``newest``, the newest message the bot
+        knows in the chat, up to the first id not taken yet ("message to edit not found"):
+        copies carried out after every send the bot heard of. Such a copy (a message of
+        the bot's: a user's refuses the edit) is then deleted, so that the chat ends with
+        what the bot keeps current. A send of the bot's own answered meanwhile may have
+        gone too: its slot draws it again."""
+        sent = self._sent
+        assert sent is not None
+        stripped = []
+        for message_id in range(newest + 1, newest + 1 + LATE_PROBES):
+            if sent.mine(chat_id, message_id):
+                continue
+            refused = await self._aside(
+                chat_id,
+                "editMessageReplyMarkup",
+                {"chat_id": chat_id, "message_id": message_id, "reply_markup": _NO_KEYBOARD},
+            )
+            if refused is None:
+                log.info("chat %s: a late copy (message %s) is taken away", chat_id, message_id)
+                stripped.append(message_id)
+                params = {"chat_id": chat_id, "message_id": message_id}
+                await self._aside(chat_id, "deleteMessage", params)
+            elif tgerrors.describe(refused) == tgerrors.EDIT_NOT_FOUND:
+                break  # no message there yet: nothing above it either
+        if not stripped:
+            return
+        await sent.settled(chat_id)
+        for slot in list(self._slots.values()):
+            if slot.chat_id == chat_id and slot.message_id in stripped:
+                # its own message, sent while the ids were looked at: drawn anew
+                if slot.wanted is None:
+                    slot.wanted = slot.sent
+                slot.sent = None
+                slot.message_id = None
+                self._start(slot)
+
     async def _sweep(self, chat_id: int, known: int, new: int) -> None:
         """Strip the ids above ``known`` and below ``new`` (at most :data:`SWEEP_MAX`) that
         are neither messages the bot was told it sent nor shown by a slot: copies of sends
@@ -512,6 +628,10 @@ class Publisher:
                 log.info("chat %s: a copy (message %s) lost its buttons", chat_id, message_id)
             else:
                 log.debug("chat %s: message %s left as it is: %s", chat_id, message_id, refused)
+        look = self._late_looks.get(chat_id)
+        if look is not None and look.since is not None and look.since >= known:
+            # the late look need not try these ids again
+            look.since = max(look.since, new - 1)
 
     async def _remove(
         self, chat_id: int, message_id: int, note: str | None, shown: Content | None
@@ -555,7 +675,8 @@ class Publisher:
         returned message stays a dict. The typed methods would parse every returned
         message, keyboard and all, only for us to read its id; on a busy bot that parsing
         was a good part of the CPU spent per move. The chat's budget was spent already."""
-        params = content.params(disabled=not self._no_disabled)
+        disabled = not self._no_disabled
+        params = content.params(disabled=disabled)
         params["chat_id"] = slot.chat_id
         if message_id is not None:
             params["message_id"] = message_id
@@ -571,13 +692,16 @@ class Publisher:
         try:
             return await self._post(method, params, slot.priority)
         except BadRequest as exc:
-            if self._no_disabled or not tgerrors.is_disabled_refused(exc):
+            # judged by what this request carried: several may be refused at once, and each
+            # goes again, not only the one that was answered first
+            if not (disabled and tgerrors.is_disabled_refused(exc)):
                 raise
-        self._no_disabled = True
-        log.warning(
-            "the Bot API server refuses disabled buttons (Bot API 10.3 and later): cards that "
-            "cannot go are sent as ordinary buttons from now on"
-        )
+        if not self._no_disabled:
+            self._no_disabled = True
+            log.warning(
+                "the Bot API server refuses disabled buttons (Bot API 10.3 and later): cards "
+                "that cannot go are sent as ordinary buttons from now on"
+            )
         params["reply_markup"] = content.params(disabled=False).get("reply_markup")
         return await self._post(method, params, slot.priority)
 

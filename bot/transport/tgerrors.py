@@ -14,6 +14,7 @@ from typing import Final
 from telegram.error import BadRequest, NetworkError
 
 __all__ = [
+    "EDIT_NOT_FOUND",
     "GONE",
     "THREAD_GONE",
     "TOPIC_CLOSED",
@@ -40,6 +41,9 @@ GONE: Final = frozenset(
     }
 )
 """The message is no longer there to edit (deleted by the user, or never was)."""
+
+EDIT_NOT_FOUND: Final = "message to edit not found"
+"""No message has that id in the chat (deleted, or not made yet)."""
 
 UNDELETABLE: Final = frozenset(
     {

@@ -164,9 +164,7 @@ def _table(scene: Scene, public: PublicView, lang: Lang, me: int | None) -> dict
                 "acting": playing and seat in acting,
             }
         )
-    events = r.event_lines(
-        ctx.events, players, lang, public.trump, limit=EVENTS_SHOWN, declared=declared
-    )
+    events = r.event_lines(ctx.events, players, lang, public.trump, limit=EVENTS_SHOWN)
     return {
         "trump": card_info(shown_trump, public.trump, declared) if shown_trump else None,
         "trump_suit": public.trump.letter if public.trump is not None else None,

@@ -228,11 +228,13 @@ def _event_types() -> tuple[type, ...]:
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_engine_event_type_has_its_own_line(lang: str) -> None:
-    from engine import Card
+    from engine import Card, Suit
 
     some = Card.parse("7S")
     values = {"seat": 1, "defender": 2, "first_attacker": 0, "durak": 1, "place": 1, "amount": 2}
     values |= {"left": 2, "effect": "durak", "draw": False, "pogony": True}
+    # a wild six named as another suit, and the attack card it covered as itself
+    values |= {"suits": (Suit.HEARTS,), "suit": Suit.HEARTS, "attack_suit": None}
     assert len(_event_types()) >= 14
     for kind in _event_types():
         fields = kind._fields  # type: ignore[attr-defined]

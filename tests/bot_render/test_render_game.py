@@ -9,12 +9,15 @@ from typing import Any
 
 import pytest
 
-from bot.base.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang, tr
 from bot.render import (
     Player,
+    ReplayFrame,
     TableContext,
+    action_words,
     plain_clocks,
     render_hand,
+    render_replay,
     render_table,
     resolve_tap,
     seconds_until,
@@ -29,6 +32,7 @@ from engine.actions import (
     Dealt,
     Lead,
     Led,
+    Pass,
     PickedUp,
     Take,
     Throw,
@@ -291,6 +295,50 @@ def test_signed_buttons_and_markup() -> None:
     assert mine.text == "🃏 My cards" and codec.decode(mine.callback_data) == cb.MyCards(7, 9)
 
 
+WILD_52 = Rules(deck_size=52, modifiers=("wild_sixes",))
+GUS = [Player("Ann"), Player("Gus")]
+
+
+def six_as_trump(moves: int = 3) -> tuple[Game, list[Event]]:
+    """Trumps ♣: Ann leads 5♣, Gus covers it with 6♠ named as ♣ and Ann lets it go: the
+    bout is beaten off. The game after ``moves`` of these, and their events."""
+    game = position(WILD_52, ["5C 9H KD", "6S 8D TS"], "", trump="C", first_game=False)
+    assert game.trump == Suit.CLUBS
+    actions = (
+        Lead(0, (card("5C"),)),
+        Cover(1, card("5C"), card("6S"), int(Suit.CLUBS)),
+        Pass(0),
+    )
+    events: list[Event] = []
+    for action in actions[:moves]:
+        events += game.apply(action)
+    return game, events
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_wild_six_is_told_as_named_once_the_bout_has_left_the_table(lang: Lang) -> None:
+    game, events = six_as_trump()
+    assert game.public_view().table == () and game.public_view().declared == ()
+    line = {
+        "en": "Gus covers 5♣️ with 6♠️ (as ♣️)",
+        "ru": "Gus бьёт 5♣️ картой 6♠️ (как ♣️)",
+    }[lang]
+    c = ctx(game, events)
+    assert line in render_table(game.public_view(), GUS, lang, c).text, "the group's table"
+    for seat in (0, 1):
+        assert line in render_hand(game.view(seat), GUS, lang, c).text, f"seat {seat}'s hand"
+    assert "6♠️→" not in render_table(game.public_view(), GUS, lang, c).text
+    # the replay of the cover, and the coach's words for it
+    at, before = six_as_trump(2)
+    hands = tuple(at.view(s).hand for s in (0, 1))
+    frame = ReplayFrame(1, 1, 2, 3, at.public_view(), hands, tuple(before[1:]))
+    assert line in render_replay(frame, GUS, lang, WILD_52).text
+    cover = Cover(1, card("5C"), card("6S"), int(Suit.CLUBS))
+    assert tr(lang, "card.as_suit", card="6♠️", suit="♣️") in action_words(cover, lang)
+    own = Cover(1, card("5C"), card("6C"), int(Suit.CLUBS))
+    assert "(" not in action_words(own, lang), "a six named as its own suit is just a six"
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_wild_six_shows_its_named_suit_everywhere(lang: Lang) -> None:
     rules = Rules(modifiers=("wild_sixes",))
@@ -300,7 +348,8 @@ def test_a_wild_six_shows_its_named_suit_everywhere(lang: Lang) -> None:
     named = "6♠️→♥️"
     table = render_table(game.public_view(), players(2), lang, c).text
     assert f"<b>{named}</b> → ?" in table, "on the table"
-    assert table.count(named) == 2, "on the table and in the move line"
+    assert table.count(named) == 1, "on the table"
+    assert tr(lang, "card.as_suit", card="6♠️", suit="♥️") in table, "in the move line"
     for seat in (0, 1):
         hand = render_hand(game.view(seat), players(2), lang, c).text
         assert named in hand, f"in seat {seat}'s hand"

@@ -17,6 +17,7 @@ from engine import Rules
 from .harness import (
     Table,
     bot_running,
+    callback_buttons,
     query,
     set_group_rules,
     settings_for,
@@ -94,6 +95,46 @@ async def test_a_server_older_than_live_clocks_gets_the_same_messages_with_plain
     for subject in ("live clocks", "disabled buttons"):
         said = [r for r in caplog.records if subject in r.getMessage()]
         assert [r.levelno for r in said] == [logging.WARNING], f"{subject}: said once"
+
+
+async def test_on_an_old_server_every_refused_message_of_a_start_goes_again_at_once(
+    tmp_path: Path,
+) -> None:
+    """Six players start at once on a Bot API 9.4 server: the group's table and the six
+    first hands go out together, and several are refused (live clocks, disabled cards).
+    Each refused one goes again at once, without waiting for a later move, and once."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast(), api_version=(9, 4)) as tg:
+        table = await Table.create(tg, 6)
+        await set_group_rules(db, table.group.id, Rules(turn_timeout=120))
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            await table.start_bots()
+            lobby = await table.open_lobby()
+            await table.join_all()
+            assert "6/6" in lobby.plain_text
+            started = len(tg.world.calls)
+            await table.press(table.users[0], lobby, table.lobby_button("s"))
+            await table.wait_latest(db)  # the group's table and every hand, as stored
+            st = stored(db, table.table_id)
+            assert st.moves == 0, "nobody moved: the first table and hands arrived by themselves"
+            group = tg.message(table.group, st.group_message_id)  # type: ignore[arg-type]
+            assert re.search(r"⏱ in \d+:\d\d", group.plain_text), group.plain_text
+            calls = tg.world.calls[started:]
+        refused = [c for c in calls if c.error_code == 400]
+        kinds = {"clock" if '"tg-time"' in (c.description or "") else "disabled" for c in refused}
+        assert kinds == {"clock", "disabled"}, [c.description for c in refused]
+        assert len([c for c in refused if c.method == "sendMessage"]) >= 2, "sent together"
+        for call in refused:  # each went again, and got through
+            chat = call.params.get("chat_id")
+            again = calls[calls.index(call) + 1 :]
+            assert any(
+                c.method == call.method and c.params.get("chat_id") == chat and c.ok for c in again
+            ), f"{call.method} to {chat} never went again"
+        for user in table.users:  # one hand each, no copy
+            assert (
+                len([m for m in tg.bot_messages(tg.private_chat(user)) if callback_buttons(m)]) == 1
+            )
+        assert [m.message_id for m in tg.bot_messages(table.group)] == [lobby.message_id]
 
 
 def stored_deadline(db: Path, table_id: int) -> float:

@@ -11,14 +11,20 @@ from engine import Card, Game, IllegalAction, Rules, Suit
 from engine.actions import (
     Action,
     Cover,
+    Covered,
     Drew,
     Lead,
+    Led,
     Pass,
     PokerSwap,
     PokerSwapped,
     Take,
     Throw,
+    Thrown,
+    Transfer,
+    Transferred,
     TrumpChanged,
+    action_from_dict,
 )
 from engine.cards import BLACK_JOKER, RED_JOKER
 from engine.describe import GAMES, MODIFIER_INFO, OPTION_NAMES, describe
@@ -320,6 +326,66 @@ def test_wild_sixes_only_a_six_names_a_suit() -> None:
     refused(g, Lead(0, (c("7S"),), (1,)), "suit_needed")
     plain = position(Rules(), ["6S KC", "AS 7H 8D"], stock="7C QH")
     refused(plain, Lead(0, (c("6S"),), (1,)), "suit_needed")
+
+
+def test_wild_sixes_every_move_with_a_six_says_the_suit_it_was_named_as() -> None:
+    g = position(WILD, ["6S 6D KC", "6C 8D 6H", "9S 7C"], stock="7D QH")  # trump ♥
+    led = g.apply(Lead(0, (c("6S"),), (int(Suit.CLUBS),)))
+    assert led[0] == Led(0, (c("6S"),), 1, (Suit.CLUBS,))
+    covered = g.apply(Cover(1, c("6S"), c("6C"), int(Suit.HEARTS)))
+    assert covered[0] == Covered(1, c("6S"), c("6C"), Suit.HEARTS, Suit.CLUBS)
+    thrown = g.apply(Throw(0, c("6D"), int(Suit.DIAMONDS)))
+    assert thrown[0] == Thrown(0, c("6D"), None), "named as its own suit: nothing to tell"
+    plain = position(WILD, ["KC 6S", "AC 8D"], stock="7D QH")
+    assert plain.apply(Lead(0, (c("KC"),)))[0] == Led(0, (c("KC"),), 1, None)
+    assert plain.apply(Cover(1, c("KC"), c("AC")))[0] == Covered(1, c("KC"), c("AC"))
+    swap = position(
+        Rules(game="perevodnoy", modifiers=("wild_sixes",)),
+        ["6S KC", "6D 8D", "9S 7C"],
+        "7D QH",
+        first_game=False,
+    )
+    swap.apply(Lead(0, (c("6S"),), (int(Suit.SPADES),)))
+    moved = swap.apply(Transfer(1, c("6D"), int(Suit.HEARTS)))
+    assert moved[0] == Transferred(1, c("6D"), 2, Suit.HEARTS)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_wild_sixes_events_carry_the_named_suits_and_a_replayed_log_tells_the_same(
+    seed: int,
+) -> None:
+    """Seeded playouts: each laid six's event names the suit its action named (None where
+    it stands for itself), and the game replayed from its saved actions gives the same
+    events, so recent moves rebuilt from an old log read the same."""
+    rules = Rules(game="perevodnoy" if seed % 2 else "podkidnoy", modifiers=("wild_sixes",))
+    rng = random.Random(seed)
+    game = Game.new(rules, players=2 + seed % 3, seed=seed)
+    again = Game.new(rules, players=2 + seed % 3, seed=seed)
+    named = 0
+    while game.result is None and game.to_act():
+        action = rng.choice(game.legal_actions(rng.choice(game.to_act())))
+        on_table = dict(game.public_view().declared)  # the sixes named so far in the bout
+        events = game.apply(action)
+        assert again.apply(action_from_dict(action.to_dict())) == events
+        laid = events[0]
+        if isinstance(action, Lead) and isinstance(laid, Led):
+            expected = tuple(
+                None if s is None or s == k.suit else Suit(s)
+                for k, s in zip(
+                    action.cards, action.suits or (None,) * len(action.cards), strict=True
+                )
+            )
+            assert laid.suits == (expected if any(s is not None for s in expected) else None)
+            named += sum(s is not None for s in expected)
+        elif isinstance(action, Throw | Cover | Transfer):
+            suit = None if action.suit is None or action.suit == action.card.suit else action.suit
+            assert isinstance(laid, Thrown | Covered | Transferred)
+            assert laid.suit == suit
+            named += suit is not None
+            if isinstance(laid, Covered):
+                assert laid.attack_suit == on_table.get(laid.attack)
+    assert again.to_json() == game.to_json()
+    assert named > 0, "the playout named a six as another suit"
 
 
 # ---------------------------------------------------------------- lizard

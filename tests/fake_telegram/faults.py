@@ -5,7 +5,9 @@ both fail now and then. A bot must survive three kinds of failure, each of which
 raises as ``telegram.error.NetworkError`` (``TimedOut`` for the first):
 
 * timeout: no answer comes in time. The client gives up after its read timeout; the
-  call may or may not have been carried out by Telegram.
+  call may or may not have been carried out by Telegram, before the client gave up or
+  (a slow server behind the gateway: ``late``) only after it, when the client may have
+  sent the same call again already.
 * reset: the connection drops before an answer ("connection reset by peer"); again the
   call may or may not have been carried out.
 * error: the gateway answers an HTTP 5xx with its own HTML page (``502 Bad Gateway``
@@ -60,9 +62,13 @@ class Faults:
     hang: float = 30.0
     #: Methods that may fault (any case); None: every method but getUpdates.
     methods: frozenset[str] | None = None
+    #: For a timed-out call that is carried out: the chance it is carried out only
+    #: ``late_by`` seconds after the client gave up (or the gateway answered 504).
+    late: float = 0.0
+    late_by: float = 0.5
 
     def __post_init__(self) -> None:
-        for name in ("timeout", "reset", "error", "applied"):
+        for name in ("timeout", "reset", "error", "applied", "late"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1")
@@ -72,6 +78,8 @@ class Faults:
             raise ValueError("error_status must be a 5xx status")
         if self.hang < 0:
             raise ValueError("hang must not be negative")
+        if self.late_by < 0:
+            raise ValueError("late_by must not be negative")
         if self.methods is not None:
             methods: Iterable[str] = self.methods
             if isinstance(methods, str):
@@ -98,6 +106,8 @@ class Fault:
     kind: str
     #: Whether the call is carried out before the fault (timeout and reset only).
     applied: bool
+    #: A timeout carried out only after the client gave up (``applied`` is True too).
+    late: bool = False
 
 
 @dataclass
@@ -136,14 +146,18 @@ class FaultInjector:
         applied: bool = False,
         chat_id: int | str | None = None,
         method: str | None = None,
+        late: bool = False,
     ) -> None:
         """Serve fault ``kind`` to the next ``times`` matching calls (``applied``: a
-        timeout or reset is carried out first; a gateway error never is)."""
+        timeout or reset is carried out first; a gateway error never is; ``late``: a
+        timeout is carried out only after the client gave up)."""
         if kind not in (TIMEOUT, RESET, ERROR):
             raise ValueError(f"unknown fault {kind!r}")
         if times < 1:
             raise ValueError("times must be at least 1")
-        fault = Fault(kind, applied=applied and kind != ERROR)
+        if late and kind != TIMEOUT:
+            raise ValueError("only a timeout is carried out late")
+        fault = Fault(kind, applied=(applied or late) and kind != ERROR, late=late)
         self._forced.append(ForcedFault(times, fault, chat_id, method))
 
     @property
@@ -181,7 +195,9 @@ class FaultInjector:
             return Fault(ERROR, applied=False)
         else:
             return None
-        return Fault(kind, applied=self._random.random() < faults.applied)
+        applied = self._random.random() < faults.applied
+        late = kind == TIMEOUT and applied and faults.late > 0
+        return Fault(kind, applied, late and self._random.random() < faults.late)
 
 
 @dataclass(eq=False)

@@ -106,6 +106,8 @@ class FakeTelegramServer(Simulation, Inspection):
         self._port = port
         self._runner: web.AppRunner | None = None
         self._stopping: asyncio.Event | None = None
+        self._late: set[asyncio.Task[None]] = set()
+        """Timed-out calls still to be carried out late."""
         self.port = 0
 
     # ---- life cycle --------------------------------------------------------------
@@ -238,13 +240,15 @@ class FakeTelegramServer(Simulation, Inspection):
         applied: bool = False,
         chat: ChatRef | str | None = None,
         method: str | None = None,
+        late: bool = False,
     ) -> None:
         """Let the next ``times`` calls (to ``chat``, of ``method``) meet network fault
         ``kind`` ("timeout", "reset" or "error"), whatever the rates; ``applied``: a
-        timeout or reset is carried out first. Without ``method`` any method but
-        getUpdates matches."""
+        timeout or reset is carried out first; ``late``: a timeout is carried out
+        ``faults.late_by`` seconds after the client gave up. Without ``method`` any
+        method but getUpdates matches."""
         chat_id = chat.id if isinstance(chat, FakeChat) else chat
-        self.injector.force(kind, times, applied=applied, chat_id=chat_id, method=method)
+        self.injector.force(kind, times, applied=applied, chat_id=chat_id, method=method, late=late)
 
     def flood_wait(self, seconds: float, *methods: str) -> None:
         """Refuse every call of ``methods`` with 429 for the next ``seconds`` (real time,
@@ -396,7 +400,7 @@ class FakeTelegramServer(Simulation, Inspection):
         if fault.kind == ERROR:
             return self._gateway_error(call, self.faults.error_status)
         note = ""
-        if fault.applied:
+        if fault.applied and not fault.late:
             # Carried out, yet the bot never hears of it: the effects stay, the answer is lost.
             try:
                 call.result = await self.api.run(call.method, call.params)
@@ -414,12 +418,37 @@ class FakeTelegramServer(Simulation, Inspection):
             await self._hold(self.faults.hang)
         except asyncio.CancelledError:
             call.description += ": the client disconnected"
+            if fault.late:
+                self._carry_out_late(call)
             raise
+        if fault.late:
+            self._carry_out_late(call)
         if self._stopping is not None and self._stopping.is_set():
             call.description += ": the server stopped"
             self._reset_connection(request)
             raise asyncio.CancelledError
         return self._gateway_error(call, 504)
+
+    def _carry_out_late(self, call: ApiCall) -> None:
+        """Carry out a timed-out call ``faults.late_by`` seconds from now, as a slow
+        server behind the gateway would, after the client gave up on it."""
+        delay = self.faults.late_by
+
+        async def later() -> None:
+            await self._hold(delay)
+            if self._stopping is not None and self._stopping.is_set():
+                return
+            try:
+                call.result = await self.api.run(call.method, call.params)
+                call.applied = True
+                call.description = (call.description or "") + f"; carried out {delay} s late"
+            except ApiError as error:
+                call.description = (call.description or "") + f"; late: {error.description}"
+            self.world.notifier.notify()
+
+        task = asyncio.get_running_loop().create_task(later())
+        self._late.add(task)
+        task.add_done_callback(self._late.discard)
 
     async def _until(self, event: asyncio.Event) -> None:
         """Wait for ``event``, or until the server stops."""
