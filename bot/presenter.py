@@ -118,6 +118,12 @@ class Presenter:
     def _group_key(self, live: Live) -> Hashable:
         return ("group", live.table_id)
 
+    def _mine(self, live: Live) -> bool:
+        """Whether this process draws the table: with several processes, only the holder
+        of its shard does (one that let it go, or is giving it back, has stopped)."""
+        cluster = self._rt.cluster
+        return cluster is None or cluster.holds_chat(live.row.chat_id)
+
     def _hand_key(self, live: Live, seat: int) -> Hashable:
         return ("hand", live.table_id, seat)
 
@@ -368,6 +374,9 @@ class Presenter:
         """The group's message: the table (paced behind the hands that wait on it) or
         the lobby and its pages (the presser's own screen)."""
 
+        if not self._mine(live):
+            return
+
         async def sent(message_id: int | None) -> None:
             if message_id is not None:
                 await self._rt.tables.set_messages(live, group_message_id=message_id)
@@ -481,6 +490,9 @@ class Presenter:
             purpose=purpose,
         )
 
+        if not self._mine(live):
+            return
+
         async def sent(message_id: int | None) -> None:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
 
@@ -529,6 +541,8 @@ class Presenter:
             players=self._players(live),
             place=place,
         )
+        if not self._mine(live):
+            return
         self.ingroup.show(
             self._group_hand_key(live, seat),
             live.row.chat_id,

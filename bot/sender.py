@@ -45,6 +45,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
 from bot.render import Keyboard, Screen, plain_clocks, reply_markup
+from bot.store.errors import StoreUnavailable
 from bot.tasks import cancel_all, settle
 
 __all__ = ["Content", "Priority", "Publisher"]
@@ -453,7 +454,24 @@ class Publisher:
             )
             self._keep(task)
         if slot.on_sent is not None:
-            await slot.on_sent(slot.message_id)
+            try:
+                await slot.on_sent(slot.message_id)
+            except StoreUnavailable as exc:
+                # Sent, but where it is cannot be kept (the database is away): whoever
+                # draws the table next would not know this message, and its buttons would
+                # stay live. It is taken back; the table's next drawing sends it anew.
+                log.warning(
+                    "chat %s: message %s taken back, its place not kept: %s",
+                    slot.chat_id,
+                    slot.message_id,
+                    exc,
+                )
+                gone, slot.message_id, slot.sent = slot.message_id, None, None
+                task = asyncio.get_running_loop().create_task(
+                    self._remove(slot.chat_id, gone, None, None),
+                    name=f"remove {slot.chat_id}/{gone}",
+                )
+                self._keep(task)
 
     async def _aside(
         self, chat_id: int, method: str, params: dict[str, Any]
