@@ -713,10 +713,17 @@ class Presenter:
         self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
 
-    def drop(self, live: Live) -> None:
+    def drop(self, live: Live) -> list[asyncio.Task[None]]:
         """Another process holds the table now (its shard's lease went there): stop drawing
-        it and running its clocks here, at once. Its messages stay: the holder edits them."""
+        it and running its clocks here, at once. Its messages stay: the holder edits them.
+        The requests already under way are not called back: their workers, which finish
+        them, are returned."""
         out = self._rt.out
+        keys = [
+            self._group_key(live),
+            *(self._hand_key(live, s) for s in range(len(live.row.seats))),
+        ]
+        under_way = [task for key in keys if (task := out.under_way(key)) is not None]
         out.forget(self._group_key(live))
         for seat in range(len(live.row.seats)):
             out.forget(self._hand_key(live, seat))
@@ -727,6 +734,7 @@ class Presenter:
         self._disarm(live)
         _unschedule(self._ai_jobs.pop(live.table_id, None))
         self._rt.tables.forget(live.table_id)
+        return under_way
 
     def _let_go(self, live: Live) -> None:
         """A finished or cancelled table leaves memory once its messages are drawn; its

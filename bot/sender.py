@@ -112,6 +112,8 @@ class _Slot:
     through."""
     sweep_from: int | None = None
     """The newest message known in the chat before that send (None: none known)."""
+    delivering: bool = False
+    """A request of it is under way (it cannot be called back)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -267,6 +269,15 @@ class Publisher:
         slot.wanted = None
         return slot.message_id
 
+    def under_way(self, key: Hashable) -> asyncio.Task[None] | None:
+        """The worker of slot ``key`` while a request of it is under way: forgetting the
+        slot stops it from sending anything more, but not that request, which this worker
+        finishes (telling ``on_sent`` where its message is)."""
+        slot = self._slots.get(key)
+        if slot is None or not slot.delivering or slot.worker is None or slot.worker.done():
+            return None
+        return slot.worker
+
     def tracked(self) -> int:
         """How many messages the publisher keeps track of."""
         return len(self._slots)
@@ -357,8 +368,12 @@ class Publisher:
                     slot.wanted = None
                     break
                 slot.wanted, slot.fresh = None, False
+                slot.delivering = True
                 try:
-                    await self._deliver(slot, wanted, fresh)
+                    try:
+                        await self._deliver(slot, wanted, fresh)
+                    finally:
+                        slot.delivering = False
                     failures = 0
                 except RetryAfter:
                     self._again(slot, wanted, fresh)  # its chat is paused by the pacer

@@ -271,7 +271,9 @@ class Member:
         self.inbox.let_go(shards)
         await self.inbox.drain(shards, DRAIN)
         await self._quiet(shards)
-        self._let_go(shards)
+        under_way = self._let_go(shards)
+        if under_way:
+            await asyncio.wait(under_way, timeout=DRAIN)
         try:
             await self.leases.leave()
             log.info("cluster: left, every lease given back")
@@ -480,11 +482,13 @@ class Member:
             answered,
         )
 
-    def _let_go(self, shards: Collection[int]) -> None:
-        """Stop holding ``shards`` here, at once: their updates and tables."""
+    def _let_go(self, shards: Collection[int]) -> list[asyncio.Task[None]]:
+        """Stop holding ``shards`` here, at once: their updates and tables. The sends
+        already under way are not called back: those finishing them are returned."""
         shards = set(shards)
+        under_way: list[asyncio.Task[None]] = []
         if not shards:
-            return
+            return under_way
         for shard in shards:
             self._held.pop(shard, None)
             self._ready.discard(shard)
@@ -492,7 +496,8 @@ class Member:
         presenter = self.presenter
         for live in self._rt.tables.loaded():
             if shard_of(live.row.chat_id) in shards:
-                presenter.drop(live)
+                under_way += presenter.drop(live)
+        return under_way
 
     async def _quiet(self, shards: Collection[int], timeout: float = DRAIN) -> None:
         """Wait for the changes under way at the tables of ``shards`` (a clock, a computer
@@ -513,7 +518,11 @@ class Member:
             await self.inbox.drain(shards, DRAIN)
             await self._quiet(shards)
             still = {s: e for s, e in leases.items() if s in shards and self._held.get(s) == e}
-            self._let_go(still)
+            under_way = self._let_go(still)
+            if under_way:
+                # a message sent now lands before the next holder draws the table, and its
+                # place is kept where the next holder reads it
+                await asyncio.wait(under_way, timeout=DRAIN)
             await self.leases.release(still)
             log.info("cluster: shards %s given back", _span(still))
         except StoreError as exc:
