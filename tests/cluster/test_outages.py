@@ -142,12 +142,14 @@ async def test_a_restart_of_postgresql_leaves_one_poller_and_each_table_drawn_by
             await cluster.close()
 
 
+@pytest.mark.parametrize("moment", ["updates just handed out", "an answer under way"])
 async def test_every_press_handed_to_a_poller_killed_then_is_answered(
-    tmp_path: Path, postgres_url: str
+    tmp_path: Path, postgres_url: str, moment: str
 ) -> None:
     """Presses at four tables at once, two held by the poller and two by the other process;
-    the poller is SIGKILLed once it has saved a move and sent its answer, before the answer
-    arrives. The other process answers every press, and the games play on."""
+    the poller is SIGKILLed the moment the fake server handed it the presses (whether it
+    kept them yet or not), or once it has saved a move and sent its answer, before the
+    answer arrives. The other process answers every press, and the games play on."""
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         cluster = Cluster(cluster_env(tg, postgres_url, tmp_path), tmp_path, postgres_url, tg)
         db = Reader(postgres_url)
@@ -171,7 +173,7 @@ async def test_every_press_handed_to_a_poller_killed_then_is_answered(
                 await play_moves(table, db, rng, 2)
             await tg.settle(quiet=0.3, timeout=20)
 
-            held = tg.hold("answerCallbackQuery")
+            held = tg.hold("answerCallbackQuery") if moment == "an answer under way" else None
             chosen = [await legal_press(t, db, rng) for t in tables]
             presses = []
             for table, pick in zip(tables, chosen, strict=True):
@@ -179,11 +181,26 @@ async def test_every_press_handed_to_a_poller_killed_then_is_answered(
                 user, hand, data, _ = pick
                 presses.append(await tg.press(user, hand, data=data))
                 table.presses += 1
-            await tg.wait_for(
-                lambda: any(c.port == port for c in held.calls), timeout=20, what="an answer"
-            )
+            if held is not None:
+                await tg.wait_for(
+                    lambda: any(c.port == port for c in held.calls), timeout=20, what="an answer"
+                )
+            else:
+                ids = {p.update_id for p in presses}
+
+                def handed() -> bool:
+                    return any(
+                        c.port == port
+                        and c.method == "getUpdates"
+                        and c.ok
+                        and ids & {u.get("update_id") for u in c.result or []}
+                        for c in tg.calls
+                    )
+
+                await tg.wait_for(handed, timeout=20, what="the presses handed out")
             await cluster.kill(poller)
-            held.release()
+            if held is not None:
+                held.release()
             for press in presses:
                 answer = await press.answer(timeout=20)
                 assert answer.text is None or "outdated" in answer.text, answer.text
