@@ -92,7 +92,7 @@ class Beat:
     lapsed: dict[int, float] = field(default_factory=dict)
     """Shards taken by this beat from a member gone without giving them back (killed, or
     cut off for good): when its lease ran out (database time). What it did in its last
-    moments may be unfinished (:meth:`~bot.cluster.member.Member`)."""
+    moments may be unfinished, such as the answer to a press whose move it saved."""
     poller_lapsed: float | None = None
     """Polling taken by this beat from another member whose lease ran out: when it ran out
     (database time). A long poll that member sent may still wait at Telegram until then."""

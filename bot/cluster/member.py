@@ -96,8 +96,8 @@ POLL_GRACE: Final = 0.5
 lease's end before it polls."""
 ANSWER_SLACK: Final = 1.0
 """Seconds before the last renewal of a process gone without giving its shards back from
-which the presses it marked done are answered again by whoever takes them over: a move
-saved before that renewal was answered by then."""
+which the presses it marked done are answered again by whoever takes them over: the answer
+to a move saved that long before the renewal had been sent by then."""
 ASK_TIMEOUT: Final = 15.0
 """Seconds a process waits for another's answer (longer than a takeover takes)."""
 REPLIES_CHANNEL: Final = "durak_replies"
