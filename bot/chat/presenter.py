@@ -118,6 +118,12 @@ class Presenter:
     def _group_key(self, live: Live) -> Hashable:
         return ("group", live.table_id)
 
+    def _mine(self, live: Live) -> bool:
+        """Whether this process draws the table: with several processes, only the holder
+        of its shard does (one that let it go, or is giving it back, has stopped)."""
+        cluster = self._rt.cluster
+        return cluster is None or cluster.holds_chat(live.row.chat_id)
+
     def _hand_key(self, live: Live, seat: int) -> Hashable:
         return ("hand", live.table_id, seat)
 
@@ -368,6 +374,9 @@ class Presenter:
         """The group's message: the table (paced behind the hands that wait on it) or
         the lobby and its pages (the presser's own screen)."""
 
+        if not self._mine(live):
+            return
+
         async def sent(message_id: int | None) -> None:
             if message_id is not None:
                 await self._rt.tables.set_messages(live, group_message_id=message_id)
@@ -481,6 +490,9 @@ class Presenter:
             purpose=purpose,
         )
 
+        if not self._mine(live):
+            return
+
         async def sent(message_id: int | None) -> None:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
 
@@ -529,6 +541,8 @@ class Presenter:
             players=self._players(live),
             place=place,
         )
+        if not self._mine(live):
+            return
         self.ingroup.show(
             self._group_hand_key(live, seat),
             live.row.chat_id,
@@ -699,10 +713,17 @@ class Presenter:
         self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
 
-    def drop(self, live: Live) -> None:
+    def drop(self, live: Live) -> list[asyncio.Task[None]]:
         """Another process holds the table now (its shard's lease went there): stop drawing
-        it and running its clocks here, at once. Its messages stay: the holder edits them."""
+        it and running its clocks here, at once. Its messages stay: the holder edits them.
+        The requests already under way are not called back: their workers, which finish
+        them, are returned."""
         out = self._rt.out
+        keys = [
+            self._group_key(live),
+            *(self._hand_key(live, s) for s in range(len(live.row.seats))),
+        ]
+        under_way = [task for key in keys if (task := out.under_way(key)) is not None]
         out.forget(self._group_key(live))
         for seat in range(len(live.row.seats)):
             out.forget(self._hand_key(live, seat))
@@ -713,6 +734,7 @@ class Presenter:
         self._disarm(live)
         _unschedule(self._ai_jobs.pop(live.table_id, None))
         self._rt.tables.forget(live.table_id)
+        return under_way
 
     def _let_go(self, live: Live) -> None:
         """A finished or cancelled table leaves memory once its messages are drawn; its

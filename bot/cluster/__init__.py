@@ -10,7 +10,9 @@ itself, through leases in the database (:mod:`bot.cluster.leases`):
   keeps the shard's running tables in memory, runs their clocks and computer players and
   draws their messages, as one process does today. Processes share the shards evenly: a
   new one gets its share from the others, who give back their extras.
-* **Updates.** In polling mode one process at a time polls (its own lease); in webhook
+* **Updates.** In polling mode one process at a time polls (its own lease; a long poll
+  never waits at Telegram past it, and a process taking polling over from one whose lease
+  ran out waits for that lease's end, so no two polls overlap); in webhook
   mode every process receives posts. Whoever receives an update keeps it in the inbox with
   its shard (:mod:`bot.cluster.routing`) before Telegram is told, and the shard's holder
   handles it: at once if that is the receiver, else told by ``NOTIFY``. An update is done
@@ -21,11 +23,16 @@ itself, through leases in the database (:mod:`bot.cluster.leases`):
 * **Pacing.** A private chat may get hands from tables held by several processes, and a
   group's shard may change hands twice in seconds: every chat's budget is shared in the
   database (:mod:`bot.cluster.pace`).
-* **Failure.** SIGTERM gives every lease back at once, after the updates in hand finish:
-  the others take over within a beat. A process killed loses its leases when they run
-  out (3 s); the others take them over, load the tables and draw them again, and handle
-  what was kept and not done. When PostgreSQL restarts, every process waits and goes on
-  (asyncpg's pool connects again); leases that ran out meanwhile are taken anew.
+* **Failure.** SIGTERM gives every lease back at once, after the updates in hand and
+  the sends under way finish: the others take over within a beat. A process killed loses
+  its leases when they run out (3 s); the others take them over, load the tables and draw
+  them again, handle what was kept and not done, and answer again the presses it marked
+  done in its last seconds (a move saved, its answer maybe not arrived: Telegram refuses a
+  second answer). A table is drawn only by the holder of its shard. When PostgreSQL
+  restarts, every process waits and goes on (asyncpg's pool connects again); if it was
+  away longer than a lease, polling stopped with its lease, and each process takes back
+  its own shards, leaving the others theirs for a while, rather than the first one back
+  taking them all.
 
 Why PostgreSQL itself is the bus, rather than Redis Streams or NATS JetStream: the inbox
 must be written durably before Telegram is told an update arrived, and an update is done

@@ -17,6 +17,14 @@ and takes it.) A claim re-checks the
 lease under its row lock and skips rows another beat has locked (``SKIP LOCKED``): two
 members never both take a shard, and beats never wait on each other.
 
+When the database was away longer than a lease lasts (a restart, crash recovery), every
+heartbeat and lease ran out at about the same time, and the members come back one by one.
+For :data:`SETTLE` seconds after a member finds its own heartbeat ran out, it still counts
+the members whose heartbeats ran out with its own (they come back too) and leaves them the
+shards they held: each takes back its own share from the start, rather than the first one
+back taking every shard, drawing every table, and giving half of them back a moment later.
+A member that does not come back in that time is gone, and its shards are taken.
+
 A member that holds a lease knows it by its epoch. A lease renewed under another epoch
 than the one the member knows was lost and taken again in between: the member treats it as
 lost and gained anew (it loads the shard's tables again). Giving back names the epoch, so
@@ -55,6 +63,10 @@ POLLER: Final = -1
 MEMBERS_CHANNEL: Final = "durak_members"
 """Told when a member joins, gives leases back or leaves: the others beat at once."""
 
+SETTLE: Final = TTL
+"""Seconds after the database came back in which the members that were cut off with this
+one still count, and keep their shards for themselves."""
+
 _PRUNE_AFTER: Final = 60.0
 """Seconds after which a member that stopped beating is forgotten."""
 
@@ -77,6 +89,13 @@ class Beat:
     next_expiry: float | None = None
     """When the first lease held by another member runs out unless renewed (database
     time): beating just then takes it over soonest."""
+    lapsed: dict[int, float] = field(default_factory=dict)
+    """Shards taken by this beat from a member gone without giving them back (killed, or
+    cut off for good): when its lease ran out (database time). What it did in its last
+    moments may be unfinished, such as the answer to a press whose move it saved."""
+    poller_lapsed: float | None = None
+    """Polling taken by this beat from another member whose lease ran out: when it ran out
+    (database time). A long poll that member sent may still wait at Telegram until then."""
 
     @property
     def shards(self) -> dict[int, int]:
@@ -107,6 +126,14 @@ class Leases:
         self._shards = shards
         self._clock = clock
         """The time to use instead of the database's (tests)."""
+        self._renewed_until: float | None = None
+        """Until when this member's heartbeat lasts (database time), as last renewed."""
+        self._renewal = 0.0
+        """What the beat under way renews it to, once it commits."""
+        self._lapsed_at: float | None = None
+        """When this member's own heartbeat last ran out before it could renew it."""
+        self._settle_until = 0.0
+        """Until when (database time) the members cut off with this one still count."""
 
     def _now(self) -> float | None:
         return self._clock() if self._clock is not None else None
@@ -146,9 +173,11 @@ class Leases:
         try:
             async with self._pool.acquire() as conn, conn.transaction():
                 await conn.execute("SET LOCAL lock_timeout = '2s'")
-                return await self._beat(conn, poll)
+                found = await self._beat(conn, poll)
         except UNAVAILABLE as exc:
             raise StoreUnavailable(f"beat failed: {exc}") from exc
+        self._renewed_until = self._renewal
+        return found
 
     async def _beat(self, conn: asyncpg.Connection, poll: bool) -> Beat:
         me, ttl = self.member_id, self._ttl
@@ -166,6 +195,12 @@ class Leases:
                 self._now(),
             )
         )
+        if self._renewed_until is not None and now >= self._renewed_until:
+            # this member's heartbeat ran out: the database was away (or this process stood
+            # still); the others' ran out with it, and they are coming back too
+            self._lapsed_at = self._renewed_until
+            self._settle_until = now + SETTLE
+        self._renewal = now + ttl
         renewed = {
             int(r[0]): int(r[1])
             for r in await conn.fetch(
@@ -176,24 +211,28 @@ class Leases:
                 me,
             )
         }
-        members = {
-            str(r[0])
-            for r in await conn.fetch(
-                "SELECT member_id FROM members WHERE expires_at > $1 OR member_id = $2", now, me
-            )
-        }
+        beats = await conn.fetch("SELECT member_id, expires_at FROM members")
+        members = {str(r[0]) for r in beats if r[1] > now or r[0] == me}
+        if now < self._settle_until and self._lapsed_at is not None:
+            back_soon = {str(r[0]) for r in beats if r[1] >= self._lapsed_at - ttl} - members
+        else:
+            back_soon = set()
+        members |= back_soon
         leases = await conn.fetch("SELECT shard, owner, expires_at FROM shard_leases")
         share = math.ceil(self._shards / len(members))
         counts = dict.fromkeys(members, 0)
         free: list[int] = []
+        owners: dict[int, tuple[str | None, float]] = {}
         next_expiry: float | None = None
         poller_free = False
         for shard, owner, expires_at in leases:
             live = owner is not None and expires_at > now
+            owners[int(shard)] = (owner, float(expires_at))
             if shard == POLLER:
                 poller_free = not live
             elif not live:
-                free.append(int(shard))
+                if owner not in back_soon:  # left for its holder, who is coming back
+                    free.append(int(shard))
             elif owner in counts:
                 counts[owner] += 1
             if live and owner != me:
@@ -202,7 +241,9 @@ class Leases:
         below = any(n < share for m, n in counts.items() if m != me)
         wanted: list[int] = []
         if len(mine) < share:
-            wanted = [s for s in sorted(free)[: share - len(mine)]]
+            # its own shards first (those it held before the database went away)
+            free.sort(key=lambda s: (owners[s][0] != me, s))
+            wanted = free[: share - len(mine)]
         if poll and poller_free:
             wanted.append(POLLER)
         taken: dict[int, int] = {}
@@ -220,6 +261,14 @@ class Leases:
                     wanted,
                 )
             }
+        lapsed = {
+            s: owners[s][1]
+            for s in taken
+            if s != POLLER and owners[s][0] not in (None, me) and owners[s][0] not in members
+        }
+        poller_lapsed = None
+        if POLLER in taken and owners[POLLER][0] not in (None, me):
+            poller_lapsed = owners[POLLER][1]
         after = {**renewed, **taken}
         extras: dict[int, int] = {}
         count = len(mine) + len([s for s in taken if s != POLLER])
@@ -231,7 +280,7 @@ class Leases:
             now - _PRUNE_AFTER,
             me,
         )
-        return Beat(now, after, len(members), share, extras, next_expiry)
+        return Beat(now, after, len(members), share, extras, next_expiry, lapsed, poller_lapsed)
 
     async def release(self, leases: Mapping[int, int]) -> None:
         """Give back ``leases`` (shard -> epoch), those still held in that epoch; the

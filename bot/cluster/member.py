@@ -16,10 +16,25 @@ Every :data:`~bot.cluster.leases.BEAT` the member renews its heartbeat and its l
   are given back and the others told;
 * polling gained or lost: PTB's updater is started or stopped (polling mode only).
 
+One process polls at a time. Each ``getUpdates`` may wait at Telegram only as long as
+polling's lease surely lasts (:meth:`Member.poll_window`): a long poll sent just before
+the lease runs out asks for a shorter wait, and none is sent once it has run out. A process
+that takes polling over from one whose lease ran out (killed, or cut off from the
+database) waits a little longer still before its first poll. So the long poll of the one
+before has ended at Telegram when the next one's begins; otherwise Telegram would end one
+of them with 409 Conflict, and both might have been handed updates.
+
 If the database cannot be reached, nothing is renewed: once the leases would have run
-out, everything is let go here (another process may take it meanwhile), and taken again
-when the database is back. Every write is fenced by the table's version besides, so a
-holder that lost its lease without knowing can never apply a move twice.
+out, everything is let go here and polling stops (another process may take them
+meanwhile), and they are taken again when the database is back. Every write is fenced by
+the table's version besides, so a holder that lost its lease without knowing can never
+apply a move twice; and a table is drawn only by the holder of its shard
+(:meth:`Member.holds_chat`, asked before each drawing).
+
+A process killed may have saved a move and not yet answered its button's callback query.
+Whoever takes its shards over answers again the presses it marked done in its last
+seconds (Telegram accepts the first answer to a query and refuses any other, so a press
+already answered stays answered once).
 
 Wake-ups come from PostgreSQL's ``LISTEN``: updates kept for a shard held here, a member
 joining or leaving, rows written by others, tables moved; a look every second catches any
@@ -72,10 +87,18 @@ LOOK: Final = 1.0
 MARGIN: Final = 0.5
 """Seconds before a lease runs out (by this process's own clock, from the start of the beat
 that renewed it) at which this process stops counting on it."""
-CUT_OFF: Final = 30.0
-"""Seconds past its lease after which a process that cannot reach the database stops
-polling (the others may have taken polling over)."""
-POLL_TIMEOUT: Final = 10.0
+POLL_TIMEOUT: Final = 10
+"""Seconds of each long poll (``getUpdates``), as long as polling's lease lasts."""
+POLL_LATENCY: Final = 0.25
+"""Seconds a long poll is kept short of the end of polling's lease: the time its request
+and its end take to travel."""
+POLL_GRACE: Final = 0.5
+"""Seconds a process that took polling over from one whose lease ran out waits past that
+lease's end before it polls."""
+ANSWER_SLACK: Final = 1.0
+"""Seconds before the last renewal of a process gone without giving its shards back from
+which the presses it marked done are answered again by whoever takes them over: the answer
+to a move saved that long before the renewal had been sent by then."""
 ASK_TIMEOUT: Final = 15.0
 """Seconds a process waits for another's answer (longer than a takeover takes)."""
 REPLIES_CHANNEL: Final = "durak_replies"
@@ -83,7 +106,6 @@ REPLIES_CHANNEL: Final = "durak_replies"
 
 Listener = Callable[[Any, int, str, str], None]
 """A notification's callback: (connection, server pid, channel, payload)."""
-"""Seconds of each long poll (``getUpdates``)."""
 
 
 class Member:
@@ -118,6 +140,13 @@ class Member:
         """Held shards being given back: their tables finish what is in hand, and go."""
         self._giving = False
         self._poller_epoch: int | None = None
+        self._poll_from = 0.0
+        """When (this process's clock) it may poll, once it holds polling's lease."""
+        self._renewed = asyncio.Event()
+        """Set at every beat that renewed the leases."""
+        self._lapsed: dict[int, float] = {}
+        """Shards taken from a process gone without giving them back, not loaded yet ->
+        when its lease ran out (database time)."""
         self._lease_polls = False
         self._may_poll = False
         self._steering = asyncio.Lock()
@@ -212,6 +241,9 @@ class Member:
     def take_polling(self) -> None:
         """The application runs: poll whenever this process holds polling's lease."""
         self._may_poll = True
+        request = self._rt.updates_request
+        if request is not None:
+            request.window = self.poll_window
         self._spawn(self._steer_polling())
 
     async def leave(self) -> None:
@@ -240,7 +272,9 @@ class Member:
         self.inbox.let_go(shards)
         await self.inbox.drain(shards, DRAIN)
         await self._quiet(shards)
-        self._let_go(shards)
+        under_way = self._let_go(shards)
+        if under_way:
+            await asyncio.wait(under_way, timeout=DRAIN)
         try:
             await self.leases.leave()
             log.info("cluster: left, every lease given back")
@@ -290,10 +324,10 @@ class Member:
             if now >= self._valid_until and self._held:
                 log.warning("cluster: the leases ran out; every table held here is let go")
                 self._let_go(set(self._held))
-            # Polling goes on: nobody can take its lease without the database, and nothing
-            # is confirmed to Telegram that was not kept. Only a long outage (this process
-            # cut off, the others not) ends it.
-            if now >= self._valid_until + CUT_OFF and self._poller_epoch is not None:
+            # Polling stops with its lease: once the database is back, another process may
+            # take it (no long poll of this one waits at Telegram by then: poll_window)
+            if now >= self._valid_until and self._poller_epoch is not None:
+                log.warning("cluster: polling's lease ran out; this process stops polling")
                 self._poller_epoch = None
                 self._set_polling(False)
             self._next_beat = min(self._beat_every, 0.5)
@@ -302,7 +336,8 @@ class Member:
             log.info("cluster: the leases are renewed again")
             self._failing = False
         self._valid_until = started + self._ttl - MARGIN
-        self._apply(beat)
+        self._apply(beat, started)
+        self._renewed.set()
         if beat.next_expiry is not None:
             # take a lease over the moment it runs out, not up to a beat later
             due = beat.next_expiry - beat.now + 0.05
@@ -312,7 +347,7 @@ class Member:
             self._pruned = time.monotonic()
             self._spawn(self.budgets.prune())
 
-    def _apply(self, beat: Beat) -> None:
+    def _apply(self, beat: Beat, started: float) -> None:
         self._members = beat.members
         after = beat.shards
         lost = {s for s, e in self._held.items() if after.get(s) != e}
@@ -321,11 +356,22 @@ class Member:
             self._let_go(lost)
         gained = {s: e for s, e in after.items() if self._held.get(s) != e}
         self._held.update(gained)
+        for shard in gained:
+            self._lapsed.pop(shard, None)
+        self._lapsed.update(beat.lapsed)
         waiting = set(self._held) - self._ready - self._loading - self._leaving
         if waiting:
             self._loading |= waiting
             self._spawn(self._load(waiting))
-        self._poller_epoch = beat.held.get(POLLER)
+        poller = beat.held.get(POLLER)
+        if poller is not None and poller != self._poller_epoch:
+            wait = 0.0
+            if beat.poller_lapsed is not None:
+                # the poller before may have a long poll waiting at Telegram until its
+                # lease's end (database time; the beat began at ``started`` here)
+                wait = beat.poller_lapsed + POLL_GRACE - beat.now
+            self._poll_from = started + max(0.0, wait)
+        self._poller_epoch = poller
         self._set_polling(beat.polls)
         if beat.extras and not self._giving:
             self._giving = True
@@ -363,6 +409,11 @@ class Member:
             # knows: every chat's budget is shared (bot.cluster.pace)
             presenter.adopt_messages(live)
             taken.append(live)
+        lapsed = {s: self._lapsed.pop(s) for s in still if s in self._lapsed}
+        if lapsed:
+            # before their updates are handled here: those done by then are the last
+            # holder's
+            await self._answer_again(set(lapsed), min(lapsed.values()))
         # The tables take presses at once. Meanwhile, a table at a time under its lock,
         # each game's recent moves are rebuilt from its log (replayed from the deal: the
         # costly part) and the table is drawn again (what the process before left undrawn).
@@ -373,8 +424,8 @@ class Member:
         loaded = started - began
         for live in taken:
             shard = shard_of(live.row.chat_id)
-            if self._held.get(shard) != epochs[shard]:
-                continue  # let go again meanwhile
+            if self._held.get(shard) != epochs[shard] or shard in self._leaving:
+                continue  # let go again meanwhile, or being given back
             try:
                 async with live.lock:
                     await rt.tables.recall(live, again=True)
@@ -390,11 +441,55 @@ class Member:
             time.monotonic() - started,
         )
 
-    def _let_go(self, shards: Collection[int]) -> None:
-        """Stop holding ``shards`` here, at once: their updates and tables."""
-        shards = set(shards)
-        if not shards:
+    async def _answer_again(self, shards: set[int], ran_out: float) -> None:
+        """Answer again the presses of ``shards`` that their last holder, gone without
+        giving them back (its lease ran out at ``ran_out``), marked done in its last
+        seconds: it may have saved a move and died before its answer arrived. Telegram
+        refuses a second answer to a query, so one answered already stays as it was."""
+        since = ran_out - self._ttl - ANSWER_SLACK
+        try:
+            rows = await self._store.pool.fetch(
+                "SELECT body FROM inbox WHERE done_at >= $1 AND update_id > 0 "
+                "AND shard = ANY($2::int[])",
+                since,
+                sorted(shards),
+            )
+        except _CONNECTION_ERRORS as exc:
+            log.warning(
+                "cluster: the presses of shards %s not answered again: %s", _span(shards), exc
+            )
             return
+        queries = []
+        for (body,) in rows:
+            if '"callback_query"' not in body:
+                continue
+            try:
+                query = json.loads(body)["callback_query"]
+                queries.append(str(query["id"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+        if queries:
+            self._spawn(self._answer(queries))
+
+    async def _answer(self, queries: list[str]) -> None:
+        bot = self._app.bot
+        found = await asyncio.gather(
+            *(bot.answer_callback_query(q) for q in queries), return_exceptions=True
+        )
+        answered = sum(1 for f in found if f is True)
+        log.info(
+            "cluster: %d presses answered again, %d of them unanswered until now",
+            len(queries),
+            answered,
+        )
+
+    def _let_go(self, shards: Collection[int]) -> list[asyncio.Task[None]]:
+        """Stop holding ``shards`` here, at once: their updates and tables. The sends
+        already under way are not called back: those finishing them are returned."""
+        shards = set(shards)
+        under_way: list[asyncio.Task[None]] = []
+        if not shards:
+            return under_way
         for shard in shards:
             self._held.pop(shard, None)
             self._ready.discard(shard)
@@ -402,7 +497,8 @@ class Member:
         presenter = self.presenter
         for live in self._rt.tables.loaded():
             if shard_of(live.row.chat_id) in shards:
-                presenter.drop(live)
+                under_way += presenter.drop(live)
+        return under_way
 
     async def _quiet(self, shards: Collection[int], timeout: float = DRAIN) -> None:
         """Wait for the changes under way at the tables of ``shards`` (a clock, a computer
@@ -423,7 +519,11 @@ class Member:
             await self.inbox.drain(shards, DRAIN)
             await self._quiet(shards)
             still = {s: e for s, e in leases.items() if s in shards and self._held.get(s) == e}
-            self._let_go(still)
+            under_way = self._let_go(still)
+            if under_way:
+                # a message sent now lands before the next holder draws the table, and its
+                # place is kept where the next holder reads it
+                await asyncio.wait(under_way, timeout=DRAIN)
             await self.leases.release(still)
             log.info("cluster: shards %s given back", _span(still))
         except StoreError as exc:
@@ -441,6 +541,28 @@ class Member:
             )
 
     # ------------------------------------------------------------------ polling
+
+    async def poll_window(self, wanted: int) -> int | None:
+        """How long the next ``getUpdates`` may wait at Telegram, ``wanted`` seconds at
+        most: never past the end of polling's lease as this process counts it, nor begun
+        before a poller whose lease ran out may have stopped waiting there. Waits until the
+        lease allows a long poll of a second at least (the next beat renews it). A call that
+        waits for nothing (``wanted`` 0: PTB's last one as polling stops, which tells
+        Telegram what arrived) is made only while the lease lasts: else None, not made."""
+        while True:
+            now = time.monotonic()
+            held = self._poller_epoch is not None and now >= self._poll_from
+            left = self._valid_until - now - POLL_LATENCY
+            if wanted <= 0:
+                return 0 if held and left > 0 else None
+            if held and left >= 1:
+                return min(wanted, int(left))
+            self._renewed.clear()
+            wait = 1.0
+            if self._poller_epoch is not None and now < self._poll_from:
+                wait = self._poll_from - now
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._renewed.wait(), max(0.01, wait))
 
     def _set_polling(self, polls: bool) -> None:
         if polls != self._lease_polls:

@@ -534,8 +534,24 @@ class TableService:
             ids[hand[0]] = hand[1]
             kwargs["hand_message_ids"] = ids
             live.row = _replace_row(live.row, hand_message_ids=tuple(ids))
-        if kwargs:
+        # Two sends of one table end close together (the hands at a deal): their writes go
+        # on two connections and may commit in either order, and each writes every seat's
+        # message. A write that finds the table's messages changed meanwhile writes them
+        # again, so that the last to commit holds them all (a process taking the table
+        # over edits these messages; one it did not know of would keep its buttons).
+        while kwargs:
             await self._store.set_messages(live.table_id, **kwargs)
+            again: dict[str, Any] = {}
+            if "group_message_id" in kwargs and live.row.group_message_id != group_message_id:
+                group_message_id = live.row.group_message_id
+                if group_message_id is not None:
+                    again["group_message_id"] = group_message_id
+            if (
+                "hand_message_ids" in kwargs
+                and list(live.row.hand_message_ids) != kwargs["hand_message_ids"]
+            ):
+                again["hand_message_ids"] = list(live.row.hand_message_ids)
+            kwargs = again
 
     async def leave_topic(self, chat_id: int, thread_id: int) -> list[Live]:
         """A forum topic was deleted: its tables move to the group's general chat for good

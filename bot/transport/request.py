@@ -16,13 +16,14 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
+from telegram.request._requestparameter import RequestParameter
 
 from bot.store.errors import StoreUnavailable
 
@@ -157,13 +158,20 @@ class UpdatesRequest(AiohttpRequest):
     """:class:`AiohttpRequest` for ``getUpdates``: the updates it returns are given to
     :attr:`keep` before anyone sees them. If they cannot be kept, the call fails as a
     network error would: PTB asks again (with backoff) and Telegram, never told they
-    arrived, sends them again."""
+    arrived, sends them again.
 
-    __slots__ = ("_parsed", "keep")
+    :attr:`window`, if set, is asked before each call how long its long poll may last
+    (the seconds of its ``timeout`` at most): a process that polls only while it holds a
+    lease never has a poll waiting at Telegram past the lease (:mod:`bot.cluster.member`).
+    None means the call is not to be made now: it is answered as if Telegram had returned
+    nothing."""
+
+    __slots__ = ("_parsed", "keep", "window")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.keep: Callable[[list[dict[str, Any]]], Awaitable[object]] | None = None
+        self.window: Callable[[int], Awaitable[int | None]] | None = None
         self._parsed: tuple[bytes, JSONDict] | None = None
         """The last answer as parsed here, which PTB takes instead of parsing it again."""
 
@@ -186,6 +194,20 @@ class UpdatesRequest(AiohttpRequest):
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """The Bot API's answer, once the updates in it are kept."""
+        window = self.window
+        if window is not None and request_data is not None:
+            asked = request_data.parameters.get("timeout")
+            wanted = int(asked) if isinstance(asked, int | float) else 0
+            allowed = await window(wanted)
+            if allowed is None:
+                return HTTPStatus.OK, _NOTHING
+            if allowed < wanted:
+                request_data = RequestData(
+                    [
+                        RequestParameter("timeout", allowed, None) if p.name == "timeout" else p
+                        for p in request_data._parameters
+                    ]
+                )
         code, payload = await super().do_request(
             url, method, request_data, read_timeout, write_timeout, connect_timeout, pool_timeout
         )
@@ -212,6 +234,10 @@ class UpdatesRequest(AiohttpRequest):
         if isinstance(answer, dict):
             self._parsed = (payload, answer)
         return code, payload
+
+
+_NOTHING: Final = b'{"ok":true,"result":[]}'
+"""A ``getUpdates`` answer with no update."""
 
 
 def trim_update(update: object) -> None:

@@ -47,6 +47,7 @@ from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
 from bot.render import Keyboard, Screen, plain_clocks, reply_markup
+from bot.store.errors import StoreUnavailable
 from bot.transport import tgerrors
 from bot.transport.pacing import Pacer, Priority, paced
 from bot.transport.tasks import cancel_all, settle
@@ -135,6 +136,8 @@ class _Slot:
     doubt: bool = False
     """An edit failed in a way that it may have been carried out, even after a later one
     (a slow server): drawn again once the chat's late look is due."""
+    delivering: bool = False
+    """A request of it is under way (it cannot be called back)."""
 
 
 def _resolve(future: asyncio.Future[None]) -> None:
@@ -293,6 +296,15 @@ class Publisher:
         slot.wanted = None
         return slot.message_id
 
+    def under_way(self, key: Hashable) -> asyncio.Task[None] | None:
+        """The worker of slot ``key`` while a request of it is under way: forgetting the
+        slot stops it from sending anything more, but not that request, which this worker
+        finishes (telling ``on_sent`` where its message is)."""
+        slot = self._slots.get(key)
+        if slot is None or not slot.delivering or slot.worker is None or slot.worker.done():
+            return None
+        return slot.worker
+
     def tracked(self) -> int:
         """How many messages the publisher keeps track of."""
         return len(self._slots)
@@ -383,8 +395,12 @@ class Publisher:
                     slot.wanted = None
                     break
                 slot.wanted, slot.fresh = None, False
+                slot.delivering = True
                 try:
-                    await self._deliver(slot, wanted, fresh)
+                    try:
+                        await self._deliver(slot, wanted, fresh)
+                    finally:
+                        slot.delivering = False
                     failures = 0
                 except RetryAfter:
                     self._again(slot, wanted, fresh)  # its chat is paused by the pacer
@@ -486,7 +502,24 @@ class Publisher:
             )
             self._keep(task)
         if slot.on_sent is not None:
-            await slot.on_sent(slot.message_id)
+            try:
+                await slot.on_sent(slot.message_id)
+            except StoreUnavailable as exc:
+                # Sent, but where it is cannot be kept (the database is away): whoever
+                # draws the table next would not know this message, and its buttons would
+                # stay live. It is taken back; the table's next drawing sends it anew.
+                log.warning(
+                    "chat %s: message %s taken back, its place not kept: %s",
+                    slot.chat_id,
+                    slot.message_id,
+                    exc,
+                )
+                gone, slot.message_id, slot.sent = slot.message_id, None, None
+                task = asyncio.get_running_loop().create_task(
+                    self._remove(slot.chat_id, gone, None, None),
+                    name=f"remove {slot.chat_id}/{gone}",
+                )
+                self._keep(task)
 
     async def _aside(
         self, chat_id: int, method: str, params: dict[str, Any]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,6 +48,19 @@ class OwnServer:
         """Stop the server at once: every connection is cut, none is let in."""
         await asyncio.to_thread(self._pg_ctl, "-m", "fast", "stop")
 
+    async def kill(self) -> None:
+        """SIGKILL the postmaster, as a crash would: its backends end by themselves once
+        they see it gone, and the next start runs crash recovery."""
+        pid = int((self.folder / "data" / "postmaster.pid").read_text().split()[0])
+        backends = await asyncio.to_thread(_children, pid)
+        os.kill(pid, signal.SIGKILL)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30
+        # the next start waits for no backend of the old one (they share its memory)
+        while _alive(backends):
+            assert loop.time() < deadline, "the killed server's backends did not end"
+            await asyncio.sleep(0.05)
+
     async def start(self) -> None:
         """Start it again, as scripts/_postgres.sh started it."""
         folder = self.folder
@@ -55,6 +69,24 @@ class OwnServer:
             "-c full_page_writes=off -c max_connections=300"
         )
         await asyncio.to_thread(self._pg_ctl, "-o", options, "start")
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid``."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.add(int(entry.name))
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    return {p for p in pids if Path(f"/proc/{p}").exists()}
 
 
 @pytest.fixture

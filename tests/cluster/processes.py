@@ -39,18 +39,30 @@ def cluster_env(tg: FakeTelegramServer, url: str, tmp: Path, **extra: str) -> di
 
 
 class Cluster:
-    """The bot processes of one test, started and stopped one by one."""
+    """The bot processes of one test, started and stopped one by one. With ``tg``, each
+    process talks to the fake server through an address of its own (``add_address``), so
+    that the calls of each are told apart (:meth:`port`)."""
 
-    def __init__(self, env: dict[str, str], cwd: Path, url: str) -> None:
+    def __init__(
+        self, env: dict[str, str], cwd: Path, url: str, tg: FakeTelegramServer | None = None
+    ) -> None:
         self.env = env
         self.cwd = cwd
         self.url = url
+        self.tg = tg
         self.bots: list[BotProcess] = []
+        self.ports: dict[int, BotProcess] = {}
+        """The fake server's port -> the process that calls through it."""
 
     async def start(self, count: int = 1, **extra: str) -> list[BotProcess]:
         started = []
         for _ in range(count):
-            bot = BotProcess({**self.env, **extra}, self.cwd)
+            own: dict[str, str] = {}
+            if self.tg is not None:
+                own["DURAK_BASE_URL"] = await self.tg.add_address()
+            bot = BotProcess({**self.env, **extra, **own}, self.cwd)
+            if own:
+                self.ports[int(own["DURAK_BASE_URL"].rsplit(":", 1)[1].split("/")[0])] = bot
             await bot.__aenter__()
             self.bots.append(bot)
             started.append(bot)
@@ -249,6 +261,17 @@ def assert_answered_once(tg: FakeTelegramServer, pressed: int) -> None:
     assert len(found) == pressed, f"{pressed} presses, {len(found)} answered"
 
 
+def assert_every_press_answered(tg: FakeTelegramServer, pressed: int) -> None:
+    """Each press got exactly one answer that Telegram accepted. After a process was
+    killed, the one taking its tables over answers again what the killed one may have left
+    unanswered: Telegram refuses an answer to a query answered already, so the player sees
+    one answer all the same."""
+    found = answers(tg)
+    wrong = {q: a for q, a in found.items() if a.count(True) != 1}
+    assert not wrong, f"callback queries not answered exactly once: {wrong}"
+    assert len(found) == pressed, f"{pressed} presses, {len(found)} answered"
+
+
 async def assert_all_done(url: str) -> None:
     pending = await fetch(url, "SELECT update_id, shard FROM inbox WHERE done_at IS NULL")
     assert pending == [], f"updates kept and never done: {pending}"
@@ -261,14 +284,27 @@ class Reader:
     def __init__(self, url: str) -> None:
         self.url = url
         self._conn: asyncpg.Connection | None = None
+        self._lock = asyncio.Lock()
+        """One query at a time on the one connection (players at several tables share it)."""
 
     async def _query(self, sql: str, *args: Any) -> list[Any]:
+        async with self._lock:
+            return await self._query_alone(sql, *args)
+
+    async def _query_alone(self, sql: str, *args: Any) -> list[Any]:
         for attempt in range(100):
             try:
                 if self._conn is None or self._conn.is_closed():
                     self._conn = await asyncpg.connect(self.url)
                 return list(await self._conn.fetch(sql, *args))
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            except (
+                OSError,
+                asyncpg.PostgresError,
+                asyncpg.InterfaceError,
+                asyncpg.exceptions.InternalClientError,  # the server went away mid-query
+            ):
+                if self._conn is not None:
+                    self._conn.terminate()
                 self._conn = None
                 if attempt == 99:
                     raise
@@ -325,9 +361,16 @@ async def legal_press(
     return user, hand, rng.choice(presses), version
 
 
-async def legal_move(table: Table, db: Reader, rng: random.Random, timeout: float = 30) -> bool:
+async def legal_move(
+    table: Table,
+    db: Reader,
+    rng: random.Random,
+    timeout: float = 30,
+    refused: tuple[str, ...] = ("outdated",),
+) -> bool:
     """Press a button of a legal move (see :func:`legal_press`) and wait for its effect;
-    False if no game runs."""
+    False if no game runs. An answer with a text is a refusal, which must say one of
+    ``refused``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     chosen = await legal_press(table, db, rng, timeout)
@@ -336,7 +379,7 @@ async def legal_move(table: Table, db: Reader, rng: random.Random, timeout: floa
     user, hand, data, version = chosen
     shown = callback_buttons(hand)
     answer = await table.press(user, hand, data)
-    assert answer.text is None or "outdated" in answer.text, answer.text
+    assert answer.text is None or any(r in answer.text for r in refused), answer.text
     if answer.text is not None:
         # refused as outdated (the table moved on, or a process took it over just then):
         # nothing applied, the current state drawn; the next move is chosen from that
@@ -352,11 +395,17 @@ async def legal_move(table: Table, db: Reader, rng: random.Random, timeout: floa
     return True
 
 
-async def play_moves(table: Table, db: Reader, rng: random.Random, moves: int) -> None:
+async def play_moves(
+    table: Table,
+    db: Reader,
+    rng: random.Random,
+    moves: int,
+    refused: tuple[str, ...] = ("outdated",),
+) -> None:
     """Make ``moves`` state changes (unless the game ends first)."""
     target = (await db.table(table.table_id))[2] + moves
     while (await db.table(table.table_id))[2] < target:
-        if not await legal_move(table, db, rng):
+        if not await legal_move(table, db, rng, refused=refused):
             return
 
 

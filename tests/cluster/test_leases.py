@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from bot.cluster.leases import MEMBERS_CHANNEL, POLLER, TTL, Leases
+from bot.cluster.leases import MEMBERS_CHANNEL, POLLER, SETTLE, TTL, Leases
 from bot.store import SHARDS
 
 
@@ -171,10 +171,72 @@ async def test_shards_given_back_to_a_member_that_died_are_taken_by_the_rest(
     await member(pool, clock, "b")
     extras = (await a.beat()).extras
     await a.release(extras)
-    clock.now += TTL + 0.1  # b never beat again
+    clock.now += TTL / 2
+    await a.beat()  # a beats on; b never beats again
+    clock.now += TTL / 2 + 0.1
     beat = await a.beat()
     assert beat.members == 1 and set(beat.shards) == set(range(SHARDS))
     assert all(beat.held[s] == 2 for s in extras), "taken again, in a new term"
+
+
+async def two_sharing(pool: asyncpg.Pool, clock: Clock) -> tuple[Leases, Leases, set[int]]:
+    """Members a and b sharing the shards evenly; the shards of a."""
+    a = await member(pool, clock, "a")
+    await a.beat()
+    b = await member(pool, clock, "b")
+    await a.release((await a.beat()).extras)
+    await b.beat()
+    mine = set((await a.beat()).shards)
+    assert len(mine) == SHARDS // 2 and set((await b.beat()).shards) == set(range(SHARDS)) - mine
+    return a, b, mine
+
+
+async def test_members_cut_off_together_each_take_back_their_own_shards(
+    pool: asyncpg.Pool, clock: Clock
+) -> None:
+    a, b, mine = await two_sharing(pool, clock)
+    clock.now += TTL + 2  # the database was away: every heartbeat and lease ran out
+    first = await a.beat()  # a is back first: it counts b, who is coming back too
+    assert first.members == 2 and set(first.shards) == mine and first.extras == {}
+    assert first.lapsed == {}, "its own shards"
+    clock.now += 0.4
+    second = await b.beat()
+    assert second.members == 2 and set(second.shards) == set(range(SHARDS)) - mine
+    assert second.lapsed == {} and second.extras == {}
+    assert set((await a.beat()).shards) == mine, "nothing given back, nothing taken"
+
+
+async def test_a_member_cut_off_that_does_not_come_back_leaves_its_shards_after_a_while(
+    pool: asyncpg.Pool, clock: Clock
+) -> None:
+    a, _, mine = await two_sharing(pool, clock)
+    clock.now += TTL + 2
+    assert set((await a.beat()).shards) == mine
+    clock.now += SETTLE / 2
+    assert set((await a.beat()).shards) == mine, "b's shards wait for b a while"
+    clock.now += SETTLE / 2 + 0.1
+    beat = await a.beat()  # b never came back: it is gone
+    assert beat.members == 1 and set(beat.shards) == set(range(SHARDS))
+    ran_out = 1_000.0 + TTL  # b's last renewal was at the start
+    assert set(beat.lapsed) == set(range(SHARDS)) - mine
+    assert all(at <= ran_out + 1 for at in beat.lapsed.values())
+
+
+async def test_shards_of_a_member_killed_are_taken_as_lapsed_and_given_back_ones_are_not(
+    pool: asyncpg.Pool, clock: Clock
+) -> None:
+    a, b, mine = await two_sharing(pool, clock)
+    theirs = set(range(SHARDS)) - mine
+    await b.release({s: e for s, e in (await b.beat()).held.items() if s in {40, 41}})
+    clock.now += 1
+    await a.beat()
+    clock.now += 1
+    await a.beat()
+    clock.now += TTL - 1.9  # b was killed: its leases run out, a beats on
+    beat = await a.beat()
+    assert set(beat.shards) == set(range(SHARDS))
+    assert {40, 41}.isdisjoint(beat.lapsed), "given back: nothing of them left unfinished"
+    assert set(beat.lapsed) == theirs - {40, 41}
 
 
 async def test_leaving_frees_everything_at_once_and_tells_the_others(

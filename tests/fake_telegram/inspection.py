@@ -176,6 +176,24 @@ class Inspection:
         """Every finished call that got an error (getUpdates conflicts included)."""
         return [c for c in self.world.calls if not c.pending and not c.ok]
 
+    def overlapping_polls(self) -> list[tuple[ApiCall, ApiCall]]:
+        """Pairs of getUpdates calls that came in on different ports (``add_address``: one
+        bot process each) and were both under way at one moment: two processes polling at
+        once. Telegram lets one long poll wait per token and ends the older one with 409
+        (see ``BotApi._get_updates``); one that returns at once may meet a waiting one."""
+        polls = sorted(
+            (c for c in self.world.calls if c.method.lower() in _POLLING), key=lambda c: c.time
+        )
+        found = []
+        for i, first in enumerate(polls):
+            end = first.ended if first.ended is not None else float("inf")
+            for later in polls[i + 1 :]:
+                if later.time >= end:
+                    break
+                if later.port != first.port:
+                    found.append((first, later))
+        return found
+
     @property
     def updates(self) -> list[dict[str, Any]]:
         """Every update ever queued for the bot."""

@@ -381,6 +381,8 @@ class ApiCall:
     forced: bool = False
     #: Still waiting for the response (a long poll, or a call held by a timeout fault).
     pending: bool = True
+    #: When the call ended (answered, or its client gone), on the clock of ``time``.
+    ended: float | None = None
     #: The network fault the call met: "timeout", "reset" or "error" (see ``Faults``).
     fault: str | None = None
     #: The method took effect on the server: every ok call, and a faulted call carried

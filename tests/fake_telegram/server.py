@@ -386,6 +386,7 @@ class FakeTelegramServer(Simulation, Inspection):
             return web.json_response({"ok": True, "result": result})
         finally:
             call.pending = False
+            call.ended = self.world.elapsed()
             if not polling:
                 self.world.inflight -= 1
             self.world.notifier.notify()
