@@ -43,6 +43,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
+from bot.request import call
 from bot.sender import Content
 from bot.tasks import cancel_all, settle
 
@@ -405,7 +406,7 @@ class InGroupHands:
     async def _post(self, method: str, params: dict[str, Any], priority: Priority) -> Any:
         """One call whose budget was spent already, through the bot's request path."""
         with paced(priority, retry=False, prepaid=True):
-            return await self._bot._post(method, params, read_timeout=self._timeout)
+            return await call(self._bot, method, params, read_timeout=self._timeout)
 
 
 def _send_params(

@@ -8,6 +8,13 @@ work for a fraction of it (``bench/load.py`` shows the difference).
 :class:`UpdatesRequest` is the one ``getUpdates`` goes through: it hands what Telegram
 returned to the inbox (:mod:`bot.inbox`) before PTB sees it, and so before the next
 ``getUpdates`` tells Telegram it arrived.
+
+:func:`call` is the thin path of the calls the bot makes on every move (edits, sends,
+callback answers): the parameters are plain JSON already, encoded once with orjson and
+posted; the answer is parsed with orjson and handed back as plain JSON. PTB's typed methods
+would first wrap every parameter in its request objects and afterwards build a ``Message``
+nobody reads. The call still passes the rate limiter, and Telegram's refusals are raised
+by PTB's own code (``BaseRequest._request_wrapper``) exactly as a typed method raises them.
 """
 
 from __future__ import annotations
@@ -19,18 +26,71 @@ from http import HTTPStatus
 from typing import Any
 
 import aiohttp
-from telegram._utils.defaultvalue import DefaultValue
+import orjson
+from telegram import Bot
+from telegram._utils.defaultvalue import DEFAULT_NONE, DefaultValue
 from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 from bot.store.errors import StoreUnavailable
 
-__all__ = ["AiohttpRequest", "UpdatesRequest", "trim_update"]
+__all__ = ["AiohttpRequest", "JsonBody", "UpdatesRequest", "call", "loads", "trim_update"]
 
 log = logging.getLogger(__name__)
 
 _JSON = {"Content-Type": "application/json"}
+
+
+def loads(payload: bytes) -> Any:
+    """JSON from the Bot API. orjson reads only valid UTF-8; a body with broken bytes in it
+    is read as PTB reads it (each broken byte replaced) rather than refused. ``ValueError``
+    if it is no JSON at all."""
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return json.loads(payload.decode("utf-8", "replace"))
+
+
+class JsonBody(RequestData):
+    """A request's body, encoded already (:func:`call`): no parameters to convert."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__()
+        self.body = body
+
+
+async def call(
+    bot: Bot,
+    endpoint: str,
+    params: dict[str, Any],
+    *,
+    read_timeout: ODVInput[float] = DEFAULT_NONE,
+) -> Any:
+    """Call ``endpoint`` with ``params`` (plain JSON values; None values are left out, as
+    PTB leaves them out) through the bot's rate limiter, and return the answer's
+    ``result`` as plain JSON (a message is a dict). Errors are PTB's, raised by its own
+    code: ``RetryAfter``, ``BadRequest``, ``Forbidden``, ``TimedOut``, ``NetworkError``...
+    A bot whose network layer is not an :class:`AiohttpRequest` goes PTB's usual way."""
+    data = {key: value for key, value in params.items() if value is not None}
+    request = bot.request
+    if not isinstance(request, AiohttpRequest):
+        return await bot._post(endpoint, data, read_timeout=read_timeout)
+    url = f"{bot.base_url}/{endpoint}"
+    limiter = getattr(bot, "rate_limiter", None)
+    if limiter is None:
+        return await request.post_json(url, data, read_timeout)
+    # the limiter may cut a text that is too long in ``data``: it is encoded after that
+    return await limiter.process_request(
+        callback=request.post_json,
+        args=(url, data, read_timeout),
+        kwargs={},
+        endpoint=endpoint,
+        data=data,
+        rate_limit_args=None,
+    )
 
 
 class AiohttpRequest(BaseRequest):
@@ -116,9 +176,12 @@ class AiohttpRequest(BaseRequest):
                     filename, content, mimetype = part
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 body = form
+            elif isinstance(request_data, JsonBody):
+                body = request_data.body
+                headers = _JSON
             else:
                 # one JSON body: cheaper to build than a form (no per-byte URL quoting)
-                body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+                body = orjson.dumps(request_data.parameters)
                 headers = _JSON
         try:
             async with session.request(
@@ -137,13 +200,26 @@ class AiohttpRequest(BaseRequest):
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
 
+    async def post_json(
+        self, url: str, data: dict[str, Any], read_timeout: ODVInput[float] = DEFAULT_NONE
+    ) -> Any:
+        """POST ``data`` as one JSON body; the answer's ``result`` (what ``BaseRequest.post``
+        returns, without PTB's parameter objects)."""
+        payload = await self._request_wrapper(
+            url=url,
+            method="POST",
+            request_data=JsonBody(orjson.dumps(data)),
+            read_timeout=read_timeout,
+        )
+        return self.parse_json_payload(payload)["result"]
+
     @staticmethod
     def parse_json_payload(payload: bytes) -> JSONDict:
-        """Telegram's JSON answer, as PTB parses it; but a body that is no JSON (the HTML
-        page of a gateway's 502, a passing failure that the caller tries again) is one
-        warning line, not an ERROR with a traceback."""
+        """Telegram's JSON answer, as PTB parses it (with orjson); but a body that is no
+        JSON (the HTML page of a gateway's 502, a passing failure that the caller tries
+        again) is one warning line, not an ERROR with a traceback."""
         try:
-            found: JSONDict = json.loads(payload.decode("utf-8", "replace"))
+            found: JSONDict = loads(payload)
         except ValueError as exc:
             log.warning("the Bot API answered with no JSON: %.120r", payload)
             raise TelegramError("Invalid server response") from exc
@@ -193,7 +269,7 @@ class UpdatesRequest(AiohttpRequest):
         if keep is None or code != HTTPStatus.OK:
             return code, payload
         try:
-            answer = json.loads(payload)
+            answer = loads(payload)
         except ValueError:
             return code, payload  # PTB says what is wrong with it
         updates = answer.get("result") if isinstance(answer, dict) else None

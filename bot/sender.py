@@ -45,6 +45,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, Tele
 from bot import tgerrors
 from bot.pacing import Pacer, Priority, paced
 from bot.render import Keyboard, Screen, plain_clocks, reply_markup
+from bot.request import call
 from bot.tasks import cancel_all, settle
 
 __all__ = ["Content", "Priority", "Publisher"]
@@ -590,7 +591,7 @@ class Publisher:
             params = {**params, "text": plain_clocks(params["text"])}
         try:
             with paced(priority, retry=False, prepaid=True):
-                return await self._bot._post(method, params, read_timeout=self._timeout)
+                return await call(self._bot, method, params, read_timeout=self._timeout)
         except BadRequest as exc:
             if not (live and tgerrors.is_clock_refused(exc)):
                 raise

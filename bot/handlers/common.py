@@ -27,6 +27,7 @@ from bot import tgerrors
 from bot.i18n import Lang, pick_lang, tr
 from bot.inbox import handled_update
 from bot.presenter import Presenter
+from bot.request import call
 from bot.runtime import Runtime, runtime
 from bot.sender import Content
 from bot.store import ChatRow, UserRow
@@ -238,7 +239,10 @@ async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool =
     spinner on the player's button stops only with an answer."""
     for attempt in range(3):
         try:
-            await query.answer(text, show_alert=alert, read_timeout=ANSWER_TIMEOUT)
+            # the thin path: PTB's answer_callback_query would build its request objects
+            # for a True nobody reads
+            params = {"callback_query_id": query.id, "text": text, "show_alert": alert}
+            await call(query.get_bot(), "answerCallbackQuery", params, read_timeout=ANSWER_TIMEOUT)
             return
         except TelegramError as exc:
             if not tgerrors.is_transient(exc) or attempt == 2:
