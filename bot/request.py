@@ -33,6 +33,7 @@ from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from bot.httpclient import HttpClient, HttpError
 from bot.store.errors import StoreUnavailable
 
 __all__ = ["AiohttpRequest", "JsonBody", "UpdatesRequest", "call", "loads", "trim_update"]
@@ -94,9 +95,12 @@ async def call(
 
 
 class AiohttpRequest(BaseRequest):
-    """A :class:`telegram.request.BaseRequest` over one ``aiohttp.ClientSession``."""
+    """A :class:`telegram.request.BaseRequest`: the JSON calls over the bot's own lean
+    client (:mod:`bot.httpclient`), uploads and downloads over one
+    ``aiohttp.ClientSession``."""
 
     __slots__ = (
+        "_client",
         "_connect_timeout",
         "_pool_size",
         "_pool_timeout",
@@ -119,6 +123,7 @@ class AiohttpRequest(BaseRequest):
         self._connect_timeout = connect_timeout
         self._pool_timeout = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._client: HttpClient | None = None
 
     @property
     def read_timeout(self) -> float | None:
@@ -132,11 +137,15 @@ class AiohttpRequest(BaseRequest):
                 connector=aiohttp.TCPConnector(limit=self._pool_size),
                 headers={"User-Agent": self.USER_AGENT},
             )
+        if self._client is None or self._client.closed:
+            self._client = HttpClient(limit=self._pool_size, user_agent=self.USER_AGENT)
 
     async def shutdown(self) -> None:
         """Close the session."""
         if self._session is not None and not self._session.closed:
             await self._session.close()
+        if self._client is not None and not self._client.closed:
+            await self._client.close()
 
     async def do_request(
         self,
@@ -150,14 +159,35 @@ class AiohttpRequest(BaseRequest):
     ) -> tuple[int, bytes]:
         """Send one request; (status, body). Timeouts become ``TimedOut``, other failures
         ``NetworkError``, as PTB expects."""
-        session = self._session
-        if session is None or session.closed:
+        session, client = self._session, self._client
+        if session is None or session.closed or client is None or client.closed:
             raise RuntimeError("This AiohttpRequest is not initialized!")
         read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
         connect = (
             self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
         )
         pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        if method == "POST" and (request_data is None or not request_data.contains_files):
+            if isinstance(request_data, JsonBody):
+                data = request_data.body
+            else:
+                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
+                data = orjson.dumps(request_data.parameters if request_data is not None else {})
+            try:
+                answer = await client.post(
+                    url, data, connect_timeout=connect, pool_timeout=pool, read_timeout=read
+                )
+            except TimeoutError as exc:
+                raise TimedOut from exc
+            except HttpError as exc:
+                raise NetworkError(f"httpclient: {exc}") from exc
+            if answer.status >= 500 and answer.content_type != "application/json":
+                # the gateway's own error page (nginx's HTML), not an answer of the Bot
+                # API: a network failure, tried again like a timeout (PTB would first
+                # log the page it cannot parse as an error)
+                raise NetworkError(f"{answer.reason} ({answer.status}) from the gateway")
+            return answer.status, answer.body
+        # an upload (multipart) or a download: aiohttp
         timeout = aiohttp.ClientTimeout(
             total=None,
             connect=pool,
@@ -176,11 +206,7 @@ class AiohttpRequest(BaseRequest):
                     filename, content, mimetype = part
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 body = form
-            elif isinstance(request_data, JsonBody):
-                body = request_data.body
-                headers = _JSON
             else:
-                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
                 body = orjson.dumps(request_data.parameters)
                 headers = _JSON
         try:
