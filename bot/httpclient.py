@@ -21,7 +21,7 @@ import asyncio
 import ssl
 from collections import deque
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 from urllib.parse import urlsplit
 
 __all__ = ["HttpClient", "HttpError", "Response"]
@@ -64,8 +64,8 @@ class _Connection(asyncio.Protocol):
     # -------------------------------------------------------------- asyncio's callbacks
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are no subclasses of asyncio's, but have the same methods
+        self.transport = cast(asyncio.Transport, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True

@@ -296,3 +296,43 @@ def test_only_http_urls() -> None:
     client = HttpClient()
     with pytest.raises(HttpError, match="not an http"):
         asyncio.run(client.post("ftp://example.org/x", b"{}"))
+
+
+def test_on_uvloop_which_the_bot_runs_on() -> None:
+    """uvloop's transports are no subclasses of asyncio's: the same exchanges on its loop
+    (kept alive, in chunks, dropped while idle, timed out)."""
+    import uvloop
+
+    async def scenario() -> None:
+        def answer(n: int, body: bytes) -> list[bytes]:
+            if n == 2:
+                return [
+                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+                    b"3\r\n{}\n\r\n0\r\n\r\n",
+                ]
+            if n == 3:
+                return [ok(b"{}"), CLOSE]
+            if n == 4:
+                return [b"", b"", b"", b"", b"", ok(b"late")]
+            return [ok(b'{"n":%d}' % n)]
+
+        server = Raw(answer)
+        listening = await asyncio.start_server(server.serve, "127.0.0.1", 0)
+        port = listening.sockets[0].getsockname()[1]
+        url = f"http://127.0.0.1:{port}/bot1:a/getMe"
+        client = HttpClient()
+        try:
+            assert (await client.post(url, b"{}", read_timeout=5)).body == b'{"n":1}'
+            assert (await client.post(url, b"{}", read_timeout=5)).body == b"{}\n"
+            assert (await client.post(url, b"{}", read_timeout=5)).body == b"{}"
+            await asyncio.sleep(0.1)
+            with pytest.raises(TimeoutError):
+                await client.post(url, b"{}", read_timeout=0.02)
+            assert (await client.post(url, b"{}", read_timeout=5)).body == b'{"n":5}'
+        finally:
+            await client.close()
+            listening.close()
+        # one connection for the first three, one for the one that timed out, one after
+        assert server.connections == 3
+
+    uvloop.run(scenario())
