@@ -406,7 +406,14 @@ class InGroupHands:
     async def _post(self, method: str, params: dict[str, Any], priority: Priority) -> Any:
         """One call whose budget was spent already, through the bot's request path."""
         with paced(priority, retry=False, prepaid=True):
-            return await call(self._bot, method, params, read_timeout=self._timeout)
+            # only a send's message is read (its id)
+            return await call(
+                self._bot,
+                method,
+                params,
+                read_timeout=self._timeout,
+                result=method.startswith("send"),
+            )
 
 
 def _send_params(

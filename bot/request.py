@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
@@ -41,6 +42,8 @@ __all__ = ["AiohttpRequest", "JsonBody", "UpdatesRequest", "call", "loads", "tri
 log = logging.getLogger(__name__)
 
 _JSON = {"Content-Type": "application/json"}
+_SUCCESS = re.compile(rb'\s*\{\s*"ok"\s*:\s*true\s*[,}]')
+"""How the Bot API's answer to a call that succeeded begins."""
 
 
 def loads(payload: bytes) -> Any:
@@ -69,12 +72,16 @@ async def call(
     params: dict[str, Any],
     *,
     read_timeout: ODVInput[float] = DEFAULT_NONE,
+    result: bool = True,
 ) -> Any:
     """Call ``endpoint`` with ``params`` (plain JSON values; None values are left out, as
     PTB leaves them out) through the bot's rate limiter, and return the answer's
     ``result`` as plain JSON (a message is a dict). Errors are PTB's, raised by its own
     code: ``RetryAfter``, ``BadRequest``, ``Forbidden``, ``TimedOut``, ``NetworkError``...
-    A bot whose network layer is not an :class:`AiohttpRequest` goes PTB's usual way."""
+    ``result=False`` is for a call whose result nobody reads (an edit, a delete, a
+    callback answer): a success returns True without the answer being parsed (an edited
+    message comes back whole, keyboard and all). A bot whose network layer is not an
+    :class:`AiohttpRequest` goes PTB's usual way."""
     data = {key: value for key, value in params.items() if value is not None}
     request = bot.request
     if not isinstance(request, AiohttpRequest):
@@ -82,11 +89,11 @@ async def call(
     url = f"{bot.base_url}/{endpoint}"
     limiter = getattr(bot, "rate_limiter", None)
     if limiter is None:
-        return await request.post_json(url, data, read_timeout)
+        return await request.post_json(url, data, read_timeout, result)
     # the limiter may cut a text that is too long in ``data``: it is encoded after that
     return await limiter.process_request(
         callback=request.post_json,
-        args=(url, data, read_timeout),
+        args=(url, data, read_timeout, result),
         kwargs={},
         endpoint=endpoint,
         data=data,
@@ -227,16 +234,23 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
 
     async def post_json(
-        self, url: str, data: dict[str, Any], read_timeout: ODVInput[float] = DEFAULT_NONE
+        self,
+        url: str,
+        data: dict[str, Any],
+        read_timeout: ODVInput[float] = DEFAULT_NONE,
+        result: bool = True,
     ) -> Any:
         """POST ``data`` as one JSON body; the answer's ``result`` (what ``BaseRequest.post``
-        returns, without PTB's parameter objects)."""
+        returns, without PTB's parameter objects). Not ``result``: True for a success,
+        which is not parsed (a body that is not Telegram's success is, as PTB parses it)."""
         payload = await self._request_wrapper(
             url=url,
             method="POST",
             request_data=JsonBody(orjson.dumps(data)),
             read_timeout=read_timeout,
         )
+        if not result and _SUCCESS.match(payload):
+            return True
         return self.parse_json_payload(payload)["result"]
 
     @staticmethod

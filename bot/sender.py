@@ -591,7 +591,14 @@ class Publisher:
             params = {**params, "text": plain_clocks(params["text"])}
         try:
             with paced(priority, retry=False, prepaid=True):
-                return await call(self._bot, method, params, read_timeout=self._timeout)
+                # only a send's message is read (its id)
+                return await call(
+                    self._bot,
+                    method,
+                    params,
+                    read_timeout=self._timeout,
+                    result=method.startswith("send"),
+                )
         except BadRequest as exc:
             if not (live and tgerrors.is_clock_refused(exc)):
                 raise

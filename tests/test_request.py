@@ -144,19 +144,23 @@ async def test_a_refusal_raises_what_ptb_raises(server: Scripted, answer: Any) -
     bot = await _bot(server.url)
     raised: list[TelegramError] = []
     try:
-        for thin in (False, True):
+        for way in ("typed", "thin", "result unread"):
             server.answers.append(answer)
             with pytest.raises(TelegramError) as caught:
-                if thin:
-                    await call(
-                        bot, "editMessageText", {"chat_id": 5, "message_id": 77, "text": "x"}
-                    )
-                else:
+                if way == "typed":
                     await bot.edit_message_text("x", chat_id=5, message_id=77)
+                else:
+                    await call(
+                        bot,
+                        "editMessageText",
+                        {"chat_id": 5, "message_id": 77, "text": "x"},
+                        result=way == "thin",
+                    )
             raised.append(caught.value)
     finally:
         await bot.request.shutdown()
-    typed, thin_one = raised
+    typed, thin_one, unread = raised
+    assert type(unread) is type(thin_one) and str(unread) == str(thin_one)
     assert type(thin_one) is type(typed)
     assert str(thin_one) == str(typed)
     if isinstance(typed, RetryAfter):
@@ -269,3 +273,43 @@ def test_loads_reads_broken_utf8_as_ptb_does() -> None:
     assert loads(b'{"ok": true, "result": "a\xffb"}') == {"ok": True, "result": "a\ufffdb"}
     with pytest.raises(ValueError):
         loads(b"<html>")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"ok":true,"result":{"message_id":77,"text":"' + b"x" * 3000 + b'"}}',
+        b'{"ok": true, "result": true}',
+        b'  {\n "ok" : true }',
+    ],
+)
+async def test_a_success_whose_result_nobody_reads_is_true(server: Scripted, body: bytes) -> None:
+    bot = await _bot(server.url)
+    server.answers.append((200, body, "application/json"))
+    try:
+        got = await call(bot, "editMessageText", {"chat_id": 5, "text": "x"}, result=False)
+    finally:
+        await bot.request.shutdown()
+    assert got is True
+
+
+@pytest.mark.parametrize("body", [b"<html>ok</html>", b'{"ok":false}', b'{"okay":true}'])
+async def test_a_200_that_is_no_success_is_read_as_ptb_reads_it(
+    server: Scripted, body: bytes
+) -> None:
+    bot = await _bot(server.url)
+    outcomes: list[str] = []
+    try:
+        for way in ("typed", "result unread"):
+            server.answers.append((200, body, "application/json"))
+            try:
+                if way == "typed":
+                    await bot.delete_message(5, 1)
+                else:
+                    await call(bot, "deleteMessage", {"chat_id": 5, "message_id": 1}, result=False)
+                outcomes.append("returned")
+            except (TelegramError, KeyError) as exc:
+                outcomes.append(f"{type(exc).__name__}: {exc}")
+    finally:
+        await bot.request.shutdown()
+    assert outcomes[0] == outcomes[1] != "returned"

@@ -242,7 +242,13 @@ async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool =
             # the thin path: PTB's answer_callback_query would build its request objects
             # for a True nobody reads
             params = {"callback_query_id": query.id, "text": text, "show_alert": alert}
-            await call(query.get_bot(), "answerCallbackQuery", params, read_timeout=ANSWER_TIMEOUT)
+            await call(
+                query.get_bot(),
+                "answerCallbackQuery",
+                params,
+                read_timeout=ANSWER_TIMEOUT,
+                result=False,
+            )
             return
         except TelegramError as exc:
             if not tgerrors.is_transient(exc) or attempt == 2:
