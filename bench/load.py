@@ -1836,6 +1836,8 @@ if __name__ == "__main__":
         metavar="N",
         help="with --vs: how many A B pairs (default 2)",
     )
+    parser.add_argument("--bot-root", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--summary-to", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.vs is not None and not (args.vs / "bot" / "__main__.py").is_file():
         parser.error(f"--vs: {args.vs} holds no checkout of the bot (no bot/__main__.py)")
@@ -1878,12 +1880,35 @@ if __name__ == "__main__":
         )
 
     if args.vs is not None:
+        # each run in a process of its own, as a run alone: nothing of one (the simulator's
+        # frozen heap, its servers' ids) is left for the next
+        import subprocess
+
+        passed: list[str] = []
+        skip = 0
+        for item in sys.argv[1:]:
+            if skip:
+                skip -= 1
+            elif item in ("--vs", "--rounds"):
+                skip = 1
+            elif not item.startswith(("--vs=", "--rounds=")):
+                passed.append(item)
         roots = {"A": args.vs.resolve(), "B": ROOT}
         sides: dict[str, list[Summary]] = {"A": [], "B": []}
         for n in range(args.rounds):
             for side, root in roots.items():
-                print(f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---")
-                sides[side].append(run(args.in_group, root))
+                print(
+                    f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---",
+                    flush=True,
+                )
+                with tempfile.TemporaryDirectory() as kept:
+                    where = Path(kept) / "summary.json"
+                    command = [sys.executable, __file__, *passed, "--bot-root", str(root)]
+                    done = subprocess.run([*command, "--summary-to", str(where)], check=False)
+                    if done.returncode != 0 or not where.exists():
+                        print(f"(the run failed with exit status {done.returncode}: left out)")
+                        continue
+                    sides[side].append(Summary(**json.loads(where.read_text())))
                 print()
                 print_sides({k: v for k, v in sides.items() if v}, roots)
                 print()
@@ -1895,4 +1920,6 @@ if __name__ == "__main__":
             print()
         print_comparison(summaries)
     else:
-        run(args.in_group)
+        summary = run(args.in_group, args.bot_root)
+        if args.summary_to is not None:
+            args.summary_to.write_text(json.dumps(dataclasses.asdict(summary)))
