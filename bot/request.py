@@ -1,9 +1,10 @@
-"""PTB's network layer on aiohttp.
+"""PTB's network layer: the Bot API's JSON calls over a lean HTTP client, uploads on aiohttp.
 
 The default ``HTTPXRequest`` spends several milliseconds of CPU per Bot API call under
 asyncio (httpcore's pool bookkeeping through anyio); a busy bot makes a few calls per move,
 so that cost decides how many tables one process serves. aiohttp's client does the same
-work for a fraction of it (``bench/load.py`` shows the difference).
+work for a fraction of it, and :mod:`bot.httpclient`, which does only what these calls
+need, for a fraction of that (``bench/load.py --vs`` shows the difference).
 
 :class:`UpdatesRequest` is the one ``getUpdates`` goes through: it hands what Telegram
 returned to the inbox (:mod:`bot.inbox`) before PTB sees it, and so before the next
