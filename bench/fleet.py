@@ -86,13 +86,19 @@ class Fleet:
         for member in self.members:
             await self._start(member)
         # every process has asked who it is (getMe), and one of them polls
-        await self.tg.wait_for(
-            lambda: (
-                all(self.calls(m, "getMe") for m in self.members)
-                and self.tg.calls_to("getUpdates", include_pending=True)
-            ),
-            timeout=120,
-        )
+        try:
+            await self.tg.wait_for(
+                lambda: (
+                    all(self.calls(m, "getMe") for m in self.members)
+                    and self.tg.calls_to("getUpdates", include_pending=True)
+                ),
+                timeout=120,
+            )
+        except TimeoutError:
+            for member in self.members:  # what each said, to see why
+                said = member.bot.lines[-20:] if member.bot is not None else []
+                print(f"process {member.index} never got going; it said:", *said, sep="\n  ")
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -636,6 +636,63 @@ def print_comparison(runs: list[Summary]) -> None:
     print("=" * 78)
 
 
+def print_sides(sides: dict[str, list[Summary]], roots: dict[str, Path]) -> None:
+    """The runs of ``--vs``, side by side: each side's runs pooled (CPU per move is the
+    CPU of all its measured time over all its moves), each run's own figure after it, and
+    the ratio B/A overall and for each pair of runs made one after the other."""
+    width = 24
+    names = list(sides)
+    print()
+    print("=" * 80)
+    for name in names:
+        print(f"{name}: the bot from {roots[name]}")
+    print(f"{'':36}" + "".join(f"{n:>{width}}" for n in names) + f"{'B/A':>10}")
+
+    def row(label: str, cells: list[str], ratio: float | None = None) -> None:
+        end = f"{ratio:>10.2f}" if ratio is not None and math.isfinite(ratio) else ""
+        print(f"{label:36}" + "".join(f"{c:>{width}}" for c in cells) + end)
+
+    def pooled_cpu(runs: list[Summary]) -> float:
+        return sum(r.cpu for r in runs) / max(sum(r.applied for r in runs), 1)
+
+    def ratio(values: list[float]) -> float | None:
+        return values[1] / values[0] if len(values) == 2 and values[0] > 0 else None
+
+    runs = [sides[n] for n in names]
+    cpu = [pooled_cpu(r) * 1000 for r in runs]
+    row("runs x measured seconds", [f"{len(r)} x {r[0].seconds:.0f} s" for r in runs])
+    row("bot CPU per move (ms)", [f"{c:.2f}" for c in cpu], ratio(cpu))
+    row(
+        "  each run",
+        [" ".join(f"{x.cpu_per_move * 1000:.2f}" for x in r) for r in runs],
+    )
+    rate = [sum(x.applied for x in r) / max(sum(x.seconds for x in r), 1e-9) for r in runs]
+    row("moves/s", [f"{v:.1f}" for v in rate], ratio(rate))
+    busy = [sum(x.cpu for x in r) / max(sum(x.seconds for x in r), 1e-9) * 100 for r in runs]
+    row("bot CPU, % of one core", [f"{v:.0f}%" for v in busy], ratio(busy))
+    felt = [[v for x in r for v in x.felt] for r in runs]
+    for label, q in (("p50", 0.5), ("p99", 0.99)):
+        values = [quantile(f, q) * 1000 for f in felt]
+        row(f"press -> next actor's hand {label} (ms)", [f"{v:.0f}" for v in values], ratio(values))
+    row("429s drawn", [str(sum(sum(x.limited.values()) for x in r)) for r in runs])
+    row(
+        "hands / tables not current after play",
+        [f"{sum(x.stale_hands for x in r)} / {sum(x.stale_tables for x in r)}" for r in runs],
+    )
+    calls = [sum(x.calls for x in r) / max(sum(x.applied for x in r), 1) for r in runs]
+    row("Bot API calls per move", [f"{v:.2f}" for v in calls], ratio(calls))
+    others = [sum(x.others for x in r) / max(sum(x.seconds for x in r), 1e-9) * 100 for r in runs]
+    row("the rest of the machine, % of a core", [f"{v:.0f}%" for v in others])
+    if len(names) == 2:
+        pairs = [
+            b.cpu_per_move / a.cpu_per_move
+            for a, b in zip(runs[0], runs[1], strict=False)
+            if a.applied and b.applied
+        ]
+        print("bot CPU per move B/A, pair by pair: " + " ".join(f"{p:.2f}" for p in pairs))
+    print("=" * 80)
+
+
 def drawers(calls: list[ApiCall], fleet: Fleet, table_of: dict[int, int]) -> dict[int, Member]:
     """The process that last drew each table (its group's table or one of its hands), as the
     fake server saw it: the table's owner, from outside."""
@@ -761,6 +818,7 @@ async def main(
     in_group: bool = False,
     ephemeral: str = "own",
     again_after: float = MY_CARDS_AGAIN,
+    bot_root: Path | None = None,
 ) -> Summary:
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="durak-load-"))
@@ -779,6 +837,9 @@ async def main(
         }
         changed = dict(item.split("=", 1) for item in bot_settings)
         env.update(changed)
+        if bot_root is not None:
+            # the bot's code from another checkout (the same interpreter and packages)
+            env["PYTHONPATH"] = str(bot_root)
         print(
             f"fake server: {limits} limits, faults {faults:.2%} timeouts + {faults / 2:.2%} 502s;"
             f" the bot with its default settings"
@@ -795,6 +856,7 @@ async def main(
             )
         )
         print(f"database: {db.about}")
+        print(f"the bot's code: {bot_root or ROOT}")
         # the coach's viewers: users of the fake server (it gives the ids) whose finished
         # games are in the database before the bot opens it
         reviewers = [await tg.create_user(f"R{i}") for i in range(reviews)]
@@ -1759,7 +1821,29 @@ if __name__ == "__main__":
         "in-group hands (same tables, seconds and seed); their CPU per move and latencies "
         "side by side at the end",
     )
+    parser.add_argument(
+        "--vs",
+        type=Path,
+        metavar="DIR",
+        help="side by side: A runs the bot from the checkout DIR (e.g. a worktree of the "
+        "commit to compare with), B from this one, alternately (A B A B ...) in one "
+        "invocation with the same tables, seconds and seed; the figures of both and B/A "
+        "at the end",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --vs: how many A B pairs (default 2)",
+    )
+    parser.add_argument("--bot-root", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--summary-to", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.vs is not None and not (args.vs / "bot" / "__main__.py").is_file():
+        parser.error(f"--vs: {args.vs} holds no checkout of the bot (no bot/__main__.py)")
+    if args.vs is not None and (args.compare_hands or args.kill or args.term or args.reviews):
+        parser.error("--vs compares plain play")
     if any("=" not in item for item in args.bot_setting):
         parser.error("--bot-setting takes NAME=VALUE")
     if args.processes < 1:
@@ -1771,7 +1855,7 @@ if __name__ == "__main__":
     if args.compare_hands and (args.in_group or args.reviews or args.kill or args.term):
         parser.error("--compare-hands runs a private and an in-group phase of plain play")
 
-    def run(in_group: bool) -> Summary:
+    def run(in_group: bool, bot_root: Path | None = None) -> Summary:
         return asyncio.run(
             main(
                 args.tables,
@@ -1792,10 +1876,44 @@ if __name__ == "__main__":
                 in_group=in_group,
                 ephemeral=args.ephemeral_limits,
                 again_after=args.my_cards_again,
+                bot_root=bot_root,
             )
         )
 
-    if args.compare_hands:
+    if args.vs is not None:
+        # each run in a process of its own, as a run alone: nothing of one (the simulator's
+        # frozen heap, its servers' ids) is left for the next
+        import subprocess
+
+        passed: list[str] = []
+        skip = 0
+        for item in sys.argv[1:]:
+            if skip:
+                skip -= 1
+            elif item in ("--vs", "--rounds"):
+                skip = 1
+            elif not item.startswith(("--vs=", "--rounds=")):
+                passed.append(item)
+        roots = {"A": args.vs.resolve(), "B": ROOT}
+        sides: dict[str, list[Summary]] = {"A": [], "B": []}
+        for n in range(args.rounds):
+            for side, root in roots.items():
+                print(
+                    f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---",
+                    flush=True,
+                )
+                with tempfile.TemporaryDirectory() as kept:
+                    where = Path(kept) / "summary.json"
+                    command = [sys.executable, __file__, *passed, "--bot-root", str(root)]
+                    done = subprocess.run([*command, "--summary-to", str(where)], check=False)
+                    if done.returncode != 0 or not where.exists():
+                        print(f"(the run failed with exit status {done.returncode}: left out)")
+                        continue
+                    sides[side].append(Summary(**json.loads(where.read_text())))
+                print()
+                print_sides({k: v for k, v in sides.items() if v}, roots)
+                print()
+    elif args.compare_hands:
         summaries = []
         for phase, in_group in enumerate((False, True), 1):
             print(f"--- phase {phase} of 2: {'in-group' if in_group else 'private'} hands ---")
@@ -1803,4 +1921,6 @@ if __name__ == "__main__":
             print()
         print_comparison(summaries)
     else:
-        run(args.in_group)
+        summary = run(args.in_group, args.bot_root)
+        if args.summary_to is not None:
+            args.summary_to.write_text(json.dumps(dataclasses.asdict(summary)))

@@ -144,7 +144,10 @@ async def main(
     control: float,
     think: tuple[float, float],
     seed: int,
-) -> None:
+    bot_root: Path | None = None,
+) -> dict[str, float]:
+    """One run; its headline figures (``--vs`` prints them side by side)."""
+    figures: dict[str, float] = {}
     rng = random.Random(seed)
     db = Path(tempfile.mkdtemp(prefix="durak-webapp-")) / "webapp.sqlite3"
     port = free_port()
@@ -159,7 +162,10 @@ async def main(
             "DURAK_WEBAPP_PORT": str(port),
             "DURAK_WEBAPP_SHORT_NAME": "table",
         }
+        if bot_root is not None:
+            env["PYTHONPATH"] = str(bot_root)  # the bot's code from another checkout
         print("fake server: Telegram's limits; the bot with its default settings, Mini App on")
+        print(f"the bot's code: {bot_root or ROOT}")
         async with Bot(env, db.parent) as bot:
             assert bot.proc is not None
             pid = bot.proc.pid
@@ -397,6 +403,7 @@ async def main(
                 took = marks["ended"] - marks["began"]
                 made = int(marks["moves_end"] - marks["moves"])
                 cpu = marks["cpu_end"] - marks["cpu"]
+                figures.update(moves=made / took, cpu=cpu / max(made, 1) * 1000)
                 print(
                     f"with pages (taps on the pages, {took:.0f} s measured): "
                     f"{made / took:.1f} moves/s, bot CPU {cpu / max(made, 1) * 1000:.2f} ms per "
@@ -410,6 +417,12 @@ async def main(
                 chat_seen = [x for x in chat if x is not None]
                 print(f"measured taps {len(taps)} ({outdated} refused as outdated overall)")
                 print(f"  tap -> the other page shows it:  {percentiles(seen)}")
+                ordered = sorted(seen)
+                if ordered:
+                    figures.update(
+                        other50=ordered[len(ordered) // 2] * 1000,
+                        other99=ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+                    )
                 print(f"  tap -> the tapper's ack:         {percentiles([t.own for t in taps])}")
                 print(f"  tap -> next player's chat hand:  {percentiles(chat_seen)}")
                 print(
@@ -424,8 +437,10 @@ async def main(
                 for s in seats:
                     if s.page is not None:
                         await s.page.ws.close()
+                figures["429s"] = len(tg.rate_limited) - int(marks["limited"])
             watch.cancel()
             await bot.stop()
+    return figures
 
 
 class Bot(BotProcess):
@@ -492,7 +507,49 @@ if __name__ == "__main__":
     )
     parser.add_argument("--think", type=float, nargs=2, default=(1.0, 4.0), metavar=("MIN", "MAX"))
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    asyncio.run(
-        main(args.tables, args.seconds, args.warmup, args.control, tuple(args.think), args.seed)
+    parser.add_argument(
+        "--vs",
+        type=Path,
+        metavar="DIR",
+        help="side by side: A runs the bot from the checkout DIR, B from this one, "
+        "alternately (A B A B ...), with the figures of both at the end",
     )
+    parser.add_argument("--rounds", type=int, default=2, help="with --vs: A B pairs")
+    args = parser.parse_args()
+
+    def run(root: Path | None = None) -> dict[str, float]:
+        return asyncio.run(
+            main(
+                args.tables,
+                args.seconds,
+                args.warmup,
+                args.control,
+                tuple(args.think),
+                args.seed,
+                root,
+            )
+        )
+
+    if args.vs is None:
+        run()
+    else:
+        roots = {"A": args.vs.resolve(), "B": ROOT}
+        runs: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
+        for n in range(args.rounds):
+            for side, root in roots.items():
+                print(f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---")
+                runs[side].append(run(root))
+                print()
+        print("=" * 80)
+        for side, root in roots.items():
+            print(f"{side}: the bot from {root}")
+        for key, label in (
+            ("moves", "moves/s with pages"),
+            ("cpu", "bot CPU per move with pages (ms)"),
+            ("other50", "tap -> other page p50 (ms)"),
+            ("other99", "tap -> other page p99 (ms)"),
+            ("429s", "429s while measuring"),
+        ):
+            cells = [" ".join(f"{r.get(key, float('nan')):.1f}" for r in runs[s]) for s in roots]
+            print(f"{label:36}" + "".join(f"{c:>22}" for c in cells))
+        print("=" * 80)

@@ -166,6 +166,7 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
         await webapp.close()  # the pages reconnect to the next bot
     presenter = rt.extras.get("presenter")
     if isinstance(presenter, Presenter):
+        await presenter.stop_clocks()  # a move they make now is still drawn below
         await presenter.ingroup.close()
     if rt.publisher is not None:
         await rt.publisher.close()

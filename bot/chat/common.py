@@ -30,6 +30,7 @@ from bot.service.inbox import handled_update
 from bot.service.tables import Live, Refused
 from bot.store import ChatRow, Seat, TableStatus, UserRow, shard_of
 from bot.transport import tgerrors
+from bot.transport.request import call
 from bot.transport.sender import Content
 from engine import Rules
 
@@ -238,7 +239,16 @@ async def answer(query: CallbackQuery, text: str | None = None, *, alert: bool =
     spinner on the player's button stops only with an answer."""
     for attempt in range(3):
         try:
-            await query.answer(text, show_alert=alert, read_timeout=ANSWER_TIMEOUT)
+            # the thin path: PTB's answer_callback_query would build its request objects
+            # for a True nobody reads
+            params = {"callback_query_id": query.id, "text": text, "show_alert": alert}
+            await call(
+                query.get_bot(),
+                "answerCallbackQuery",
+                params,
+                read_timeout=ANSWER_TIMEOUT,
+                result=False,
+            )
             return
         except TelegramError as exc:
             if not tgerrors.is_transient(exc) or attempt == 2:

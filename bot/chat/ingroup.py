@@ -43,6 +43,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 
 from bot.transport import tgerrors
 from bot.transport.pacing import Pacer, Priority, paced
+from bot.transport.request import call
 from bot.transport.sender import Content
 from bot.transport.tasks import cancel_all, settle
 
@@ -405,7 +406,14 @@ class InGroupHands:
     async def _post(self, method: str, params: dict[str, Any], priority: Priority) -> Any:
         """One call whose budget was spent already, through the bot's request path."""
         with paced(priority, retry=False, prepaid=True):
-            return await self._bot._post(method, params, read_timeout=self._timeout)
+            # only a send's message is read (its id)
+            return await call(
+                self._bot,
+                method,
+                params,
+                read_timeout=self._timeout,
+                result=method.startswith("send"),
+            )
 
 
 def _send_params(

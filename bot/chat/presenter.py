@@ -8,17 +8,15 @@ The group sees only the public view; each private chat sees only its seat's view
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
-from collections.abc import Hashable, Sequence
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped]
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
-from telegram.ext import Application, ContextTypes, Job
+from telegram.ext import Application
 
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
@@ -29,6 +27,7 @@ from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 from bot.store import Seat, StoreError, TableStatus
 from bot.transport.sender import Content, Priority
+from bot.transport.tasks import settle
 from engine import Card
 from engine.actions import Event
 
@@ -60,24 +59,26 @@ def solo_opponents(live: Live) -> tuple[int, int]:
     return len(computers), AI_LEVELS.index(level) if level in AI_LEVELS else 1
 
 
-def _ran(jobs: dict[int, Job[Any]], context: ContextTypes.DEFAULT_TYPE) -> Any:
-    """The data of the job that runs now, which leaves ``jobs`` (nothing to remove later);
-    None if there is no job."""
-    job = context.job
-    if job is None:
-        return None
-    data: Any = job.data
-    if jobs.get(data[0]) is job:
-        del jobs[data[0]]
-    return data
+@dataclass(slots=True, eq=False)
+class _Timer:
+    """One pending run of a table's clock, reminder or computer move: a callback of the
+    event loop (``loop.call_later``), which costs a fraction of a scheduler's job."""
+
+    data: tuple[Any, ...]
+    """What the run is for; ``data[0]`` is the table."""
+    handle: asyncio.TimerHandle | None = None
+    removed: bool = False
+    """Cancelled, or its time came."""
 
 
-def _unschedule(job: Job[Any] | None) -> None:
-    """Remove a pending job (one that has run or is running already is left be)."""
-    if job is None or job.removed:
+def _unschedule(timer: _Timer | None) -> None:
+    """Cancel a pending timer (one whose time came already is left be)."""
+    if timer is None or timer.removed:
         return
-    with contextlib.suppress(JobLookupError):
-        job.schedule_removal()
+    timer.removed = True
+    if timer.handle is not None:
+        timer.handle.cancel()
+        timer.handle = None
 
 
 class Presenter:
@@ -93,12 +94,15 @@ class Presenter:
         """Users the bot cannot write to: their hands wait until they come back."""
         self._notified: dict[tuple[int, int], float] = {}
         """When each (table, seat) was last notified or last pressed a button."""
-        self._clocks: dict[int, Job[Any]] = {}
+        self._clocks: dict[int, _Timer] = {}
         """Each table's pending clock (one at most)."""
-        self._ai_jobs: dict[int, Job[Any]] = {}
+        self._ai_jobs: dict[int, _Timer] = {}
         """Each table's pending computer move (one at most)."""
-        self._nudges: dict[int, Job[Any]] = {}
+        self._nudges: dict[int, _Timer] = {}
         """Each table's pending reminder in the group (one per turn at most)."""
+        self._runs: set[asyncio.Task[None]] = set()
+        """The clocks, reminders and computer moves running now."""
+        self._stopped = False
         self._private: dict[int, bool] = {}
         """Whether each user may be written to in private, as last read."""
         self._admin: dict[int, bool] = {}
@@ -841,14 +845,63 @@ class Presenter:
     def _job_name(self, live: Live) -> str:
         return f"clock:{live.table_id}"
 
+    def _later(
+        self,
+        timers: dict[int, _Timer],
+        delay: float,
+        run: Callable[[Any], Awaitable[None]],
+        data: tuple[Any, ...],
+        name: str,
+    ) -> None:
+        """Run ``run(data)`` in ``delay`` seconds, as the table's (``data[0]``) pending
+        timer in ``timers``."""
+        timer = _Timer(data)
+        timer.handle = asyncio.get_running_loop().call_later(
+            max(0.0, delay), self._fire, timers, timer, run, name
+        )
+        timers[data[0]] = timer
+
+    def _fire(
+        self,
+        timers: dict[int, _Timer],
+        timer: _Timer,
+        run: Callable[[Any], Awaitable[None]],
+        name: str,
+    ) -> None:
+        timer.handle = None
+        timer.removed = True
+        if timers.get(timer.data[0]) is timer:
+            del timers[timer.data[0]]  # nothing to remove later
+        if self._stopped:
+            return
+        task = asyncio.get_running_loop().create_task(self._run_timer(run, timer.data), name=name)
+        self._runs.add(task)
+        task.add_done_callback(self._runs.discard)
+
+    @staticmethod
+    async def _run_timer(run: Callable[[Any], Awaitable[None]], data: tuple[Any, ...]) -> None:
+        try:
+            await run(data)
+        except Exception:
+            log.exception("table %s: a timer's run failed", data[0])
+
+    async def stop_clocks(self, timeout: float = 10.0) -> None:
+        """The bot stops: no clock, reminder or computer move starts any more; those that
+        run now finish (their moves are saved and drawn), at most ``timeout`` seconds."""
+        self._stopped = True
+        for timers in (self._clocks, self._nudges, self._ai_jobs):
+            for timer in timers.values():
+                _unschedule(timer)
+            timers.clear()
+        await settle(lambda: list(self._runs), timeout)
+
     def _disarm(self, live: Live) -> None:
         _unschedule(self._clocks.pop(live.table_id, None))
         _unschedule(self._nudges.pop(live.table_id, None))
 
     def _arm_clock(self, live: Live) -> None:
         """Set the table's clock to its deadline (replacing the previous one)."""
-        queue = self._app.job_queue
-        if queue is None or live.deadline is None or live.row.status != TableStatus.PLAYING:
+        if live.deadline is None or live.row.status != TableStatus.PLAYING:
             self._disarm(live)
             return
         data = (live.table_id, live.version, live.deadline)
@@ -857,25 +910,21 @@ class Presenter:
             return  # a redraw without a move: the clock runs on
         self._disarm(live)
         delay = max(0.0, live.deadline - time.time())
-        self._clocks[live.table_id] = queue.run_once(
-            self._clock_job, delay, data=data, name=self._job_name(live)
-        )
+        self._later(self._clocks, delay, self._clock_job, data, self._job_name(live))
         # after half his time, the player the game waits on is named in the group, once
         half = live.rules.turn_timeout / 2
         game = live.game
         if game is not None and game.waiting_on() and half > 0 and delay > half:
-            self._nudges[live.table_id] = queue.run_once(
-                self._nudge_job,
+            self._later(
+                self._nudges,
                 delay - half,
-                data=(live.table_id, live.version),
-                name=f"nudge:{live.table_id}",
+                self._nudge_job,
+                (live.table_id, live.version),
+                f"nudge:{live.table_id}",
             )
 
-    async def _nudge_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def _nudge_job(self, data: tuple[int, int]) -> None:
         """Half the turn's time is gone: mention the awaited player in the group."""
-        data = _ran(self._nudges, context)
-        if data is None:
-            return
         table_id, version = data
         live = self._rt.tables.cached(table_id)
         if live is None or live.version != version or live.game is None or live.solo:
@@ -896,10 +945,8 @@ class Presenter:
                 priority=Priority.TABLE,
             )
 
-    async def _clock_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        data = _ran(self._clocks, context)
-        if data is None:
-            return
+    async def _clock_job(self, data: tuple[int, int, float]) -> None:
+        """The table's deadline came: the clock runs out for whoever the game waits on."""
         table_id, version, _deadline = data
         try:
             live = await self._rt.tables.get(table_id)
@@ -932,22 +979,18 @@ class Presenter:
 
     def _schedule_ai(self, live: Live) -> None:
         """Let a computer player move after a human-like pause."""
-        queue = self._app.job_queue
         seat = self._ai_seat(live)
-        if queue is None or seat is None:
+        if seat is None:
             return
         _unschedule(self._ai_jobs.pop(live.table_id, None))
         delay = self._rt.settings.ai_delay
-        self._ai_jobs[live.table_id] = queue.run_once(
-            self._ai_job, delay, data=(live.table_id, live.version), name=f"ai:{live.table_id}"
+        self._later(
+            self._ai_jobs, delay, self._ai_job, (live.table_id, live.version), f"ai:{live.table_id}"
         )
 
-    async def _ai_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
+    async def _ai_job(self, data: tuple[int, int]) -> None:
         from engine.ai import make_player, think_floor
 
-        data = _ran(self._ai_jobs, context)
-        if data is None:
-            return
         table_id, version = data
         try:
             live = await self._rt.tables.get(table_id)

@@ -131,6 +131,18 @@ def event_lines(
     limit: int = 6,
 ) -> list[str]:
     """The last ``limit`` lines for ``events`` (oldest first); draws in a row become one."""
+    if limit <= 0:
+        return []
+    # only the events of the last ``limit`` lines are put in words
+    start = len(events)
+    shown = 0
+    while start > 0 and shown < limit:
+        start -= 1
+        if isinstance(events[start], Drew):
+            while start > 0 and isinstance(events[start - 1], Drew):
+                start -= 1
+        shown += 1
+    events = events[start:]
     lines: list[str] = []
     draws: list[Drew] = []
 
@@ -152,4 +164,4 @@ def event_lines(
         flush()
         lines.append(event_line(event, players, lang, trump))
     flush()
-    return lines[-limit:] if limit > 0 else []
+    return lines[-limit:]

@@ -664,7 +664,8 @@ class CallbackCodec:
 
     def _sign(self, payload: str) -> str:
         assert self._key is not None
-        digest = hmac.new(self._key, payload.encode("ascii"), hashlib.sha256).digest()
+        # the one-shot form: no HMAC object built for each button
+        digest = hmac.digest(self._key, payload.encode("ascii"), "sha256")
         return base64.urlsafe_b64encode(digest[:SIG_BYTES]).rstrip(b"=").decode("ascii")
 
     def encode(self, callback: Callback) -> str:

@@ -1,43 +1,115 @@
-"""PTB's network layer on aiohttp.
+"""PTB's network layer: the Bot API's JSON calls over a lean HTTP client, uploads on aiohttp.
 
 The default ``HTTPXRequest`` spends several milliseconds of CPU per Bot API call under
 asyncio (httpcore's pool bookkeeping through anyio); a busy bot makes a few calls per move,
 so that cost decides how many tables one process serves. aiohttp's client does the same
-work for a fraction of it (``bench/load.py`` shows the difference).
+work for a fraction of it, and :mod:`bot.transport.httpclient`, which does only what these calls
+need, for a fraction of that (``bench/load.py --vs`` shows the difference).
 
 :class:`UpdatesRequest` is the one ``getUpdates`` goes through: it hands what Telegram
 returned to the inbox (:mod:`bot.service.inbox`) before PTB sees it, and so before the next
 ``getUpdates`` tells Telegram it arrived.
+
+:func:`call` is the thin path of the calls the bot makes on every move (edits, sends,
+callback answers): the parameters are plain JSON already, encoded once with orjson and
+posted; the answer is parsed with orjson and handed back as plain JSON. PTB's typed methods
+would first wrap every parameter in its request objects and afterwards build a ``Message``
+nobody reads. The call still passes the rate limiter, and Telegram's refusals are raised
+by PTB's own code (``BaseRequest._request_wrapper``) exactly as a typed method raises them.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any, Final
 
 import aiohttp
-from telegram._utils.defaultvalue import DefaultValue
+import orjson
+from telegram import Bot
+from telegram._utils.defaultvalue import DEFAULT_NONE, DefaultValue
 from telegram._utils.types import JSONDict, ODVInput
 from telegram.error import NetworkError, TelegramError, TimedOut
 from telegram.request import BaseRequest, RequestData
 from telegram.request._requestparameter import RequestParameter
 
 from bot.store.errors import StoreUnavailable
+from bot.transport.httpclient import HttpClient, HttpError
 
-__all__ = ["AiohttpRequest", "UpdatesRequest", "trim_update"]
+__all__ = ["AiohttpRequest", "JsonBody", "UpdatesRequest", "call", "loads", "trim_update"]
 
 log = logging.getLogger(__name__)
 
 _JSON = {"Content-Type": "application/json"}
+_SUCCESS = re.compile(rb'\s*\{\s*"ok"\s*:\s*true\s*[,}]')
+"""How the Bot API's answer to a call that succeeded begins."""
+
+
+def loads(payload: bytes) -> Any:
+    """JSON from the Bot API. orjson reads only valid UTF-8; a body with broken bytes in it
+    is read as PTB reads it (each broken byte replaced) rather than refused. ``ValueError``
+    if it is no JSON at all."""
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return json.loads(payload.decode("utf-8", "replace"))
+
+
+class JsonBody(RequestData):
+    """A request's body, encoded already (:func:`call`): no parameters to convert."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__()
+        self.body = body
+
+
+async def call(
+    bot: Bot,
+    endpoint: str,
+    params: dict[str, Any],
+    *,
+    read_timeout: ODVInput[float] = DEFAULT_NONE,
+    result: bool = True,
+) -> Any:
+    """Call ``endpoint`` with ``params`` (plain JSON values; None values are left out, as
+    PTB leaves them out) through the bot's rate limiter, and return the answer's
+    ``result`` as plain JSON (a message is a dict). Errors are PTB's, raised by its own
+    code: ``RetryAfter``, ``BadRequest``, ``Forbidden``, ``TimedOut``, ``NetworkError``...
+    ``result=False`` is for a call whose result nobody reads (an edit, a delete, a
+    callback answer): a success returns True without the answer being parsed (an edited
+    message comes back whole, keyboard and all). A bot whose network layer is not an
+    :class:`AiohttpRequest` goes PTB's usual way."""
+    data = {key: value for key, value in params.items() if value is not None}
+    request = bot.request
+    if not isinstance(request, AiohttpRequest):
+        return await bot._post(endpoint, data, read_timeout=read_timeout)
+    url = f"{bot.base_url}/{endpoint}"
+    limiter = getattr(bot, "rate_limiter", None)
+    if limiter is None:
+        return await request.post_json(url, data, read_timeout, result)
+    # the limiter may cut a text that is too long in ``data``: it is encoded after that
+    return await limiter.process_request(
+        callback=request.post_json,
+        args=(url, data, read_timeout, result),
+        kwargs={},
+        endpoint=endpoint,
+        data=data,
+        rate_limit_args=None,
+    )
 
 
 class AiohttpRequest(BaseRequest):
-    """A :class:`telegram.request.BaseRequest` over one ``aiohttp.ClientSession``."""
+    """A :class:`telegram.request.BaseRequest`: the JSON calls over the bot's own lean
+    client (:mod:`bot.transport.httpclient`), uploads and downloads over one
+    ``aiohttp.ClientSession``."""
 
     __slots__ = (
+        "_client",
         "_connect_timeout",
         "_pool_size",
         "_pool_timeout",
@@ -60,6 +132,7 @@ class AiohttpRequest(BaseRequest):
         self._connect_timeout = connect_timeout
         self._pool_timeout = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._client: HttpClient | None = None
 
     @property
     def read_timeout(self) -> float | None:
@@ -73,11 +146,15 @@ class AiohttpRequest(BaseRequest):
                 connector=aiohttp.TCPConnector(limit=self._pool_size),
                 headers={"User-Agent": self.USER_AGENT},
             )
+        if self._client is None or self._client.closed:
+            self._client = HttpClient(limit=self._pool_size, user_agent=self.USER_AGENT)
 
     async def shutdown(self) -> None:
         """Close the session."""
         if self._session is not None and not self._session.closed:
             await self._session.close()
+        if self._client is not None and not self._client.closed:
+            await self._client.close()
 
     async def do_request(
         self,
@@ -91,14 +168,35 @@ class AiohttpRequest(BaseRequest):
     ) -> tuple[int, bytes]:
         """Send one request; (status, body). Timeouts become ``TimedOut``, other failures
         ``NetworkError``, as PTB expects."""
-        session = self._session
-        if session is None or session.closed:
+        session, client = self._session, self._client
+        if session is None or session.closed or client is None or client.closed:
             raise RuntimeError("This AiohttpRequest is not initialized!")
         read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
         connect = (
             self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
         )
         pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
+        if method == "POST" and (request_data is None or not request_data.contains_files):
+            if isinstance(request_data, JsonBody):
+                data = request_data.body
+            else:
+                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
+                data = orjson.dumps(request_data.parameters if request_data is not None else {})
+            try:
+                answer = await client.post(
+                    url, data, connect_timeout=connect, pool_timeout=pool, read_timeout=read
+                )
+            except TimeoutError as exc:
+                raise TimedOut from exc
+            except HttpError as exc:
+                raise NetworkError(f"httpclient: {exc}") from exc
+            if answer.status >= 500 and answer.content_type != "application/json":
+                # the gateway's own error page (nginx's HTML), not an answer of the Bot
+                # API: a network failure, tried again like a timeout (PTB would first
+                # log the page it cannot parse as an error)
+                raise NetworkError(f"{answer.reason} ({answer.status}) from the gateway")
+            return answer.status, answer.body
+        # an upload (multipart) or a download: aiohttp
         timeout = aiohttp.ClientTimeout(
             total=None,
             connect=pool,
@@ -118,8 +216,7 @@ class AiohttpRequest(BaseRequest):
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 body = form
             else:
-                # one JSON body: cheaper to build than a form (no per-byte URL quoting)
-                body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+                body = orjson.dumps(request_data.parameters)
                 headers = _JSON
         try:
             async with session.request(
@@ -138,13 +235,33 @@ class AiohttpRequest(BaseRequest):
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{exc.__class__.__name__}: {exc}") from exc
 
+    async def post_json(
+        self,
+        url: str,
+        data: dict[str, Any],
+        read_timeout: ODVInput[float] = DEFAULT_NONE,
+        result: bool = True,
+    ) -> Any:
+        """POST ``data`` as one JSON body; the answer's ``result`` (what ``BaseRequest.post``
+        returns, without PTB's parameter objects). Not ``result``: True for a success,
+        which is not parsed (a body that is not Telegram's success is, as PTB parses it)."""
+        payload = await self._request_wrapper(
+            url=url,
+            method="POST",
+            request_data=JsonBody(orjson.dumps(data)),
+            read_timeout=read_timeout,
+        )
+        if not result and _SUCCESS.match(payload):
+            return True
+        return self.parse_json_payload(payload)["result"]
+
     @staticmethod
     def parse_json_payload(payload: bytes) -> JSONDict:
-        """Telegram's JSON answer, as PTB parses it; but a body that is no JSON (the HTML
-        page of a gateway's 502, a passing failure that the caller tries again) is one
-        warning line, not an ERROR with a traceback."""
+        """Telegram's JSON answer, as PTB parses it (with orjson); but a body that is no
+        JSON (the HTML page of a gateway's 502, a passing failure that the caller tries
+        again) is one warning line, not an ERROR with a traceback."""
         try:
-            found: JSONDict = json.loads(payload.decode("utf-8", "replace"))
+            found: JSONDict = loads(payload)
         except ValueError as exc:
             log.warning("the Bot API answered with no JSON: %.120r", payload)
             raise TelegramError("Invalid server response") from exc
@@ -215,7 +332,7 @@ class UpdatesRequest(AiohttpRequest):
         if keep is None or code != HTTPStatus.OK:
             return code, payload
         try:
-            answer = json.loads(payload)
+            answer = loads(payload)
         except ValueError:
             return code, payload  # PTB says what is wrong with it
         updates = answer.get("result") if isinstance(answer, dict) else None

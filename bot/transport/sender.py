@@ -50,6 +50,7 @@ from bot.render import Keyboard, Screen, plain_clocks, reply_markup
 from bot.store.errors import StoreUnavailable
 from bot.transport import tgerrors
 from bot.transport.pacing import Pacer, Priority, paced
+from bot.transport.request import call
 from bot.transport.tasks import cancel_all, settle
 
 __all__ = ["Content", "Priority", "Publisher"]
@@ -747,7 +748,14 @@ class Publisher:
             params = {**params, "text": plain_clocks(params["text"])}
         try:
             with paced(priority, retry=False, prepaid=True):
-                return await self._bot._post(method, params, read_timeout=self._timeout)
+                # only a send's message is read (its id)
+                return await call(
+                    self._bot,
+                    method,
+                    params,
+                    read_timeout=self._timeout,
+                    result=method.startswith("send"),
+                )
         except BadRequest as exc:
             if not (live and tgerrors.is_clock_refused(exc)):
                 raise

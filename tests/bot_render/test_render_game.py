@@ -353,3 +353,35 @@ def test_a_wild_six_shows_its_named_suit_everywhere(lang: Lang) -> None:
     for seat in (0, 1):
         hand = render_hand(game.view(seat), players(2), lang, c).text
         assert named in hand, f"in seat {seat}'s hand"
+
+
+def test_the_last_event_lines_are_those_of_all_the_events() -> None:
+    """Only the events of the last lines are put in words: the same lines as putting them
+    all in words and keeping the last ones, draws in a row merged across the cut."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from bot.render import Player
+    from bot.render.events import event_lines
+    from engine.actions import Drew, Passed, Transferred
+
+    names = [Player("Ann"), Player("Bob"), Player("Cid")]
+    seat = st.integers(0, 2)
+    event = st.one_of(
+        st.builds(Drew, seat, st.integers(1, 6)),
+        st.builds(Passed, seat),
+        st.builds(Transferred, seat, st.sampled_from([Card.parse("7♠"), Card.parse("10♥")])),
+    )
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(event, max_size=12), st.integers(-1, 8), st.sampled_from(["en", "ru"]))
+    def check(events: list[Event], limit: int, lang: Lang) -> None:
+        every = event_lines(events, names, lang, limit=100)
+        assert event_lines(events, names, lang, limit=limit) == (
+            every[-limit:] if limit > 0 else []
+        )
+        assert event_lines(tuple(events), names, lang, limit=limit) == event_lines(
+            events, names, lang, limit=limit
+        )
+
+    check()

@@ -51,8 +51,16 @@ def group_table_message(tg: FakeTelegramServer, table: Table, db: Path) -> FakeM
 async def my_cards(tg: FakeTelegramServer, table: Table, db: Path, user: FakeUser) -> FakeMessage:
     """``user`` presses "My cards" on the group's table: his hand in the group, to him."""
     message = group_table_message(tg, table, db)
-    mine = [d for d in callback_buttons(message) if kind_of(d) == "H"]
-    assert mine, f"no My cards button: {message.plain_text}"
+
+    def button() -> list[str]:
+        return [d for d in callback_buttons(message) if kind_of(d) == "H"]
+
+    # the group's table is paced behind the hands: it may come a moment after them
+    try:
+        await tg.wait_for(button, timeout=10)
+    except TimeoutError:
+        raise AssertionError(f"no My cards button: {message.plain_text}") from None
+    mine = button()
     before = {id(m) for m in tg.ephemeral_messages(table.group, user)}
     answer = await table.press(user, message, mine[0])
     assert not answer.show_alert, answer

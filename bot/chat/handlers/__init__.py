@@ -67,6 +67,10 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     group = filters.ChatType.GROUPS
     private = filters.ChatType.PRIVATE
     app.add_handler(TypeHandler(Update, note_chat), group=-1)
+    # a press first: it is most of the updates, and no command handler takes one (a
+    # CommandHandler looks at any update's message, a pressed button's too, and so would
+    # each be asked in vain on every press)
+    app.add_handler(CallbackQueryHandler(on_button))
     # commands that act for a person come from one, not on behalf of a channel
     by_channel = group & filters.SenderChat.CHANNEL
     app.add_handler(CommandHandler(PERSONAL, cmd_as_channel, filters=by_channel))
@@ -87,7 +91,6 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))
     app.add_handler(CommandHandler("newgame", cmd_group_only, filters=private))
     app.add_handler(CommandHandler(["play", "replay"], cmd_private_only, filters=group))
-    app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_error_handler(on_error)
