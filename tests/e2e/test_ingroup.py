@@ -48,9 +48,8 @@ def group_table_message(tg: FakeTelegramServer, table: Table, db: Path) -> FakeM
     return tg.message(table.group, st.group_message_id)
 
 
-async def my_cards(tg: FakeTelegramServer, table: Table, db: Path, user: FakeUser) -> FakeMessage:
-    """``user`` presses "My cards" on the group's table: his hand in the group, to him."""
-    message = group_table_message(tg, table, db)
+async def my_cards_button(tg: FakeTelegramServer, message: FakeMessage) -> list[str]:
+    """The "My cards" button of the group's table ``message``, once it shows."""
 
     def button() -> list[str]:
         return [d for d in callback_buttons(message) if kind_of(d) == "H"]
@@ -60,7 +59,13 @@ async def my_cards(tg: FakeTelegramServer, table: Table, db: Path, user: FakeUse
         await tg.wait_for(button, timeout=10)
     except TimeoutError:
         raise AssertionError(f"no My cards button: {message.plain_text}") from None
-    mine = button()
+    return button()
+
+
+async def my_cards(tg: FakeTelegramServer, table: Table, db: Path, user: FakeUser) -> FakeMessage:
+    """``user`` presses "My cards" on the group's table: his hand in the group, to him."""
+    message = group_table_message(tg, table, db)
+    mine = await my_cards_button(tg, message)
     before = {id(m) for m in tg.ephemeral_messages(table.group, user)}
     answer = await table.press(user, message, mine[0])
     assert not answer.show_alert, answer
@@ -192,7 +197,7 @@ async def test_my_cards_and_hand_are_for_the_seated_alone(tmp_path: Path) -> Non
             await table.seat_everyone()
             public = len(tg.bot_messages(table.group))
             message = group_table_message(tg, table, db)
-            mine = next(d for d in callback_buttons(message) if kind_of(d) == "H")
+            mine = (await my_cards_button(tg, message))[0]
             answer = await table.press(cid, message, mine)
             assert answer.show_alert and "not at this table" in (answer.text or ""), answer
             assert tg.ephemeral_messages(table.group, cid) == []
