@@ -17,7 +17,6 @@ from typing import Final
 
 from bot.store.steps import Fetch
 
-
 _PLACEHOLDER: Final = re.compile(r"'(?:[^']|'')*'|\?")
 """A ``?`` placeholder, or a quoted text (whose ``?`` is a question mark)."""
 
