@@ -24,7 +24,8 @@ import logging
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar, Final, Generic, TypeVar
+from types import TracebackType
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from bot.ratings.model import OVERALL, VS_COMPUTER
 from bot.store import ratings
@@ -124,31 +125,11 @@ def _game_record(r: Sequence[Any]) -> GameRecord:
 
 
 def _rating_row(r: Sequence[Any]) -> RatingRow:
-    return RatingRow(
-        scope=r[0],
-        user_id=r[1],
-        name=r[2],
-        mu=r[3],
-        sigma=r[4],
-        games=r[5],
-        durak=r[6],
-        updated_at=r[7],
-    )
+    return RatingRow(*r)  # _RATING_COLUMNS are its fields, in order
 
 
 def _tally_row(r: Sequence[Any]) -> TallyRow:
-    return TallyRow(
-        chat_id=r[0],
-        player=r[1],
-        user_id=r[2],
-        name=r[3],
-        games=r[4],
-        durak=r[5],
-        pogony=r[6],
-        draws=r[7],
-        points=r[8],
-        last_played=r[9],
-    )
+    return TallyRow(*r)  # _TALLY_COLUMNS are its fields, in order
 
 
 R = TypeVar("R")
@@ -237,6 +218,21 @@ class SqlStore:
         self._closed = False
         self._chats: _RowCache[ChatRow] = _RowCache()
         self._users: _RowCache[UserRow] = _RowCache()
+
+    async def close(self) -> None:
+        """Finish the running writes and release the database. Idempotent."""
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
 
     # ------------------------------------------------------------------ the backend's part
 

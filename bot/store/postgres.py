@@ -34,7 +34,6 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -222,17 +221,6 @@ class PostgresStore(SqlStore):
         if self._writes:
             await asyncio.gather(*self._writes, return_exceptions=True)
         await self._pool.close()
-
-    async def __aenter__(self) -> PostgresStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     @property
     def pool(self) -> asyncpg.Pool:

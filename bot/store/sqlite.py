@@ -44,7 +44,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final, TypeVar
 
 from bot.store.config import Synchronous
@@ -325,17 +324,6 @@ class SqliteStore(SqlStore):
         with suppress(sqlite3.Error):
             self._db.execute("PRAGMA optimize")
         self._db.close()
-
-    async def __aenter__(self) -> SqliteStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
 
     @property
     def path(self) -> str:

@@ -68,22 +68,15 @@ class AsyncConnection(Protocol):
 
 
 def run_sync(conn: SyncConnection, body: Body[T]) -> T:
-    """Run ``body`` on a sqlite3 connection, each statement as it is yielded."""
-    send: Any = None
-    error: BaseException | None = None
-    while True:
-        try:
-            step = body.send(send) if error is None else body.throw(error)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
-        send, error = None, None
-        try:
-            if isinstance(step, Fetch):
-                send = conn.execute(step.sql, step.params).fetchall()
-            elif step.rows:
-                conn.executemany(step.sql, step.rows)
-        except Exception as exc:
-            error = exc
+    """Run ``body`` on a sqlite3 connection, each statement as it is yielded: the one
+    driver (:func:`run_async`), over calls that never suspend, run to its end at once."""
+    driving = run_async(_Immediate(conn), body, _as_written)
+    try:
+        driving.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    driving.close()
+    raise RuntimeError("a synchronous connection suspended a transaction's body")
 
 
 async def run_async(conn: AsyncConnection, body: Body[T], prepare: Callable[[str], str]) -> T:
@@ -103,3 +96,23 @@ async def run_async(conn: AsyncConnection, body: Body[T], prepare: Callable[[str
                 await conn.executemany(prepare(step.sql), step.rows)
         except Exception as exc:
             error = exc
+
+
+def _as_written(sql: str) -> str:
+    return sql
+
+
+class _Immediate:
+    """A sqlite3 connection with asyncpg's calls, which return without suspending."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: SyncConnection) -> None:
+        self._conn = conn
+
+    async def fetch(self, query: str, *args: Any, timeout: float | None = None) -> list[Any]:
+        rows: list[Any] = self._conn.execute(query, args).fetchall()
+        return rows
+
+    async def executemany(self, command: str, args: Any, *, timeout: float | None = None) -> None:
+        self._conn.executemany(command, args)
