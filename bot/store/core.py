@@ -187,6 +187,15 @@ def _marks(n: int) -> str:
     return ",".join("?" * n)
 
 
+def _among(column: str, values: Collection[int] | None) -> tuple[str | None, tuple[int, ...]]:
+    """The condition (`` AND column IN (...)``, none for None) and its parameters that keep
+    the rows whose ``column`` is among ``values``; None if no row can be."""
+    if values is None:
+        return "", ()
+    wanted = tuple(sorted(set(values)))
+    return (f" AND {column} IN ({_marks(len(wanted))})" if wanted else None), wanted
+
+
 def _why(
     rows: Sequence[Any], table_id: int, expected: int, wanted: tuple[TableStatus, ...]
 ) -> StoreError:
@@ -487,13 +496,9 @@ class SqlStore:
     async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
         """Every table with a game in progress (in ``shards`` only, if given), by id: what
         start-up loads."""
-        where = ""
-        params: tuple[int, ...] = ()
-        if shards is not None:
-            params = tuple(sorted(set(shards)))
-            if not params:
-                return []
-            where = f" AND {shard_sql('chat_id')} IN ({_marks(len(params))})"
+        where, params = _among(shard_sql("chat_id"), shards)
+        if where is None:
+            return []
         rows = await self._fetch(
             f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing'{where} "
             "ORDER BY table_id",
@@ -1025,13 +1030,9 @@ class SqlStore:
 
     async def pending_updates(self, shards: Collection[int] | None = None) -> list[KeptUpdate]:
         """The kept updates not done yet (of ``shards`` only, if given), by update id."""
-        where = ""
-        params: tuple[int, ...] = ()
-        if shards is not None:
-            params = tuple(sorted(set(shards)))
-            if not params:
-                return []
-            where = f" AND shard IN ({_marks(len(params))})"
+        where, params = _among("shard", shards)
+        if where is None:
+            return []
         rows = await self._fetch(
             f"SELECT update_id, body, shard FROM inbox WHERE done_at IS NULL{where} "
             "ORDER BY update_id",

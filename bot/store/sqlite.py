@@ -301,7 +301,7 @@ class SqliteStore(SqlStore):
             migrate(conn, str(path))
             if synchronous == "NORMAL":
                 conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's work
-            conn.execute("PRAGMA busy_timeout = 0")
+                conn.execute("PRAGMA busy_timeout = 0")  # a call on the loop never waits
         except BaseException:
             conn.close()
             raise
@@ -421,7 +421,11 @@ class SqliteStore(SqlStore):
             return await loop.run_in_executor(self._thread, self._patiently, call)
 
     def _patiently(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Under FULL the connection always waits (only reads, which a lock never holds
+        up in WAL mode, run on the loop); under NORMAL only while on the thread."""
         conn = self._db
+        if not self._writes_on_loop:
+            return call(conn)
         conn.execute(f"PRAGMA busy_timeout = {self._busy_ms:d}")
         try:
             return call(conn)
