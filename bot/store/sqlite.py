@@ -62,8 +62,8 @@ log = logging.getLogger(__name__)
 CHECKPOINT_BYTES: Final = 4 << 20
 """The WAL's size past which it is copied back into the database (SQLite's own default
 is 1,000 pages of 4 KiB)."""
-CHECKPOINT_EVERY: Final = 64
-"""Writes between two looks at the WAL's size."""
+CHECKPOINT_EVERY: Final = 16
+"""Writes between two looks at the WAL's size (a ``stat`` of its file)."""
 
 _INDENT: Final = " " * 12
 
@@ -301,6 +301,9 @@ class SqliteStore(SqlStore):
             migrate(conn, str(path))
             if synchronous == "NORMAL":
                 conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's work
+                # a WAL started again from its beginning is cut back to half the size that
+                # calls for a checkpoint: its file's size then tells how much it holds
+                conn.execute(f"PRAGMA journal_size_limit = {CHECKPOINT_BYTES // 2:d}")
                 conn.execute("PRAGMA busy_timeout = 0")  # a call on the loop never waits
         except BaseException:
             conn.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 from pathlib import Path
 
@@ -406,3 +407,31 @@ async def test_a_closed_store_refuses_work_on_either_database(database: Database
     for call in (store.get_chat(1), store.save_user(UserRow(1, "A")), store.running_tables()):
         with pytest.raises(StoreError, match="closed"):
             await call
+
+
+async def test_the_wal_is_checkpointed_beside_the_writes_and_stays_small(db_path: Path) -> None:
+    from bot.store.sqlite import CHECKPOINT_BYTES
+
+    wal = Path(f"{db_path}-wal")
+    size = 60_000
+    async with SqliteStore.open(db_path) as store:
+        table = await playing_table(store)
+        version = table.version
+        written = 0
+        while written < 10 * CHECKPOINT_BYTES:
+            for _ in range(20):
+                # every page new (SQLite writes again only the pages that change)
+                game = random.Random(version).randbytes(size // 2).hex()
+                saved = await store.save_action(
+                    table.table_id, version, game=game, action="a", seat=0
+                )
+                version = saved.version
+                written += size
+            # a checkpoint under way (on its own thread) ends before the next writes
+            running = store._checkpointer._running  # type: ignore[attr-defined]
+            if running is not None:
+                await asyncio.wrap_future(running)
+        assert wal.stat().st_size < 3 * CHECKPOINT_BYTES
+        row = await store.get_table(table.table_id)
+        assert row is not None and row.moves == version - table.version
+        assert len(await store.game_log(table.table_id, 1)) == row.moves
