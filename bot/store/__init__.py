@@ -17,10 +17,11 @@ One store, two databases. The map:
   SQLite's driver runs synchronously and asyncpg's asynchronously.
 - ``dialect.py``: what a database says differently (placeholders, type words, triggers,
   NULL-safe equality, ``greatest``, collation, JSON paths, how a seat's moves are counted,
-  the lock that orders the ratings), one :class:`~bot.store.dialect.Dialect` per backend.
+  the lock that orders the ratings), one :class:`~bot.store.dialect.Dialect` per backend:
+  SQLite's in ``sqlite.py``, PostgreSQL's in ``pg_dialect.py``.
 - ``sqlite.py``: SQLite's dialect, its schema version, and how a call reaches the file
   (on the event loop, or whole on the database's thread); ``postgres.py``: PostgreSQL's
-  dialect, its pool, and what only several processes need (LISTEN/NOTIFY channels, the
+  pool, and what only several processes need (LISTEN/NOTIFY channels, the
   pool ``bot.cluster`` runs its leases and budgets on); ``pg_migrations.py``: its schema
   version table and migration lock.
 - ``migrations.py``: one numbered list for both databases, each statement written once

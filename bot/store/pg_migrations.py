@@ -15,7 +15,7 @@ import asyncpg
 from bot.store.dialect import numbered
 from bot.store.errors import SchemaTooNewError
 from bot.store.migrations import LATEST_VERSION, MIGRATIONS
-from bot.store.postgres import POSTGRES
+from bot.store.pg_dialect import POSTGRES
 from bot.store.steps import run_async
 
 PG_LATEST_VERSION: Final = LATEST_VERSION

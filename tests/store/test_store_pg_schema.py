@@ -17,8 +17,9 @@ from test_store_migrations import SEEDERS, check_inbox_after_upgrade, check_upgr
 from bot.store import LATEST_VERSION, MIGRATIONS, SchemaTooNewError, SqliteStore
 from bot.store import sqlite as sqlite_store
 from bot.store.migrations import Trigger
+from bot.store.pg_dialect import POSTGRES
 from bot.store.pg_migrations import PG_LATEST_VERSION, migrate, schema_version
-from bot.store.postgres import POSTGRES, PostgresStore, probe
+from bot.store.postgres import PostgresStore, probe
 from bot.store.sqlite import SQLITE
 
 # SQLite's declared type -> the PostgreSQL types that may stand for it
