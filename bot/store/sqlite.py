@@ -38,7 +38,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import queue
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -219,6 +221,56 @@ def _report(done: Future[None]) -> None:
         log.warning("the WAL could not be checkpointed: %s", done.exception())
 
 
+class _DatabaseThread:
+    """The database's own thread: runs one call at a time, each handed over and answered
+    with one wake-up of each side (a queue's put, the loop's ``call_soon_threadsafe``)."""
+
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="durak-sqlite", daemon=True)
+        self._thread.start()
+
+    def run(self, call: Callable[[], T], then: Callable[[], None]) -> asyncio.Future[T]:
+        """Run ``call`` on the thread; its result, or its error, as a future of the loop.
+        ``then`` runs on the loop once the call has ended, even if the future was
+        cancelled meanwhile (the call itself runs to its end)."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[T] = loop.create_future()
+        self._calls.put((loop, answer, call, then))
+        return answer
+
+    def _serve(self) -> None:
+        while (item := self._calls.get()) is not None:
+            loop, answer, call, then = item
+            try:
+                result = call()
+            except BaseException as exc:  # handed to the caller, as the call's own
+                loop.call_soon_threadsafe(_settle, answer, then, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, answer, then, result, None)
+
+    def stop(self) -> None:
+        """End the thread once the calls handed over are done."""
+        self._calls.put(None)
+        self._thread.join()
+
+
+def _nothing() -> None:
+    pass
+
+
+def _settle(
+    answer: asyncio.Future[Any], then: Callable[[], None], result: Any, error: BaseException | None
+) -> None:
+    then()
+    if answer.cancelled():
+        return
+    if error is not None:
+        answer.set_exception(error)
+    else:
+        answer.set_result(result)
+
+
 class SqliteStore(SqlStore):
     """Everything the bot keeps, in one SQLite file. Open with :meth:`open`."""
 
@@ -241,8 +293,7 @@ class SqliteStore(SqlStore):
         self._busy_ms = busy_ms
         self._writes_on_loop = writes_on_loop
         self._lock = asyncio.Lock()
-        self._thread = ThreadPoolExecutor(1, thread_name_prefix="durak-sqlite")
-        self._calls: set[asyncio.Future[Any]] = set()
+        self._thread = _DatabaseThread()
         self._checkpointer = _Checkpointer(path, busy_ms) if writes_on_loop else None
 
     # ------------------------------------------------------------------ lifecycle
@@ -320,8 +371,8 @@ class SqliteStore(SqlStore):
             self._closed = True
             if self._checkpointer is not None:
                 await self._checkpointer.close()
-            await asyncio.get_running_loop().run_in_executor(self._thread, self._close)
-        self._thread.shutdown()
+            await self._thread.run(self._close, _nothing)
+        self._thread.stop()
 
     def _close(self) -> None:
         with suppress(sqlite3.Error):
@@ -408,20 +459,18 @@ class SqliteStore(SqlStore):
 
     async def _on_thread(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``call`` on the database's thread, under the lock, waiting up to the busy
-        timeout for a lock another connection holds. It runs in a task of its own:
-        cancelling the caller does not cut it short, and :meth:`close` waits for it."""
+        timeout for a lock another connection holds. The lock is let go when the call has
+        ended on the thread, not when its caller stops waiting: a cancelled caller does not
+        cut the call short, nor lets another use the connection meanwhile, and
+        :meth:`close` (which takes the lock) waits for it."""
         self._check_open()
-        task = asyncio.ensure_future(self._locked(call))
-        self._calls.add(task)
-        task.add_done_callback(self._calls.discard)
-        task.add_done_callback(_retrieve)
-        return await asyncio.shield(task)
-
-    async def _locked(self, call: Callable[[sqlite3.Connection], T]) -> T:
-        async with self._lock:
+        await self._lock.acquire()
+        try:
             self._check_open()
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._thread, self._patiently, call)
+        except BaseException:
+            self._lock.release()
+            raise
+        return await self._thread.run(lambda: self._patiently(call), self._lock.release)
 
     def _patiently(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Under FULL the connection always waits (only reads, which a lock never holds
@@ -434,9 +483,3 @@ class SqliteStore(SqlStore):
             return call(conn)
         finally:
             conn.execute("PRAGMA busy_timeout = 0")
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark a shielded call's exception as seen if its caller was cancelled."""
-    if not task.cancelled():
-        task.exception()
