@@ -43,8 +43,10 @@ PostgreSQL through asyncpg's pool, 200-225 us; SQLAlchemy Core on asyncpg, 907-9
 move four to twenty times the CPU it saves us in SQL text; what differs between the two
 databases fits in two small dialect objects. And SQLite's calls run on the event loop
 (see :mod:`bot.store.sqlite` for why a commit there never waits for the disk): through
-the store, ``bench/store.py`` measured 47-60 us of CPU a save and 112-186 us a move
-through aiosqlite before, 31-40 us and 97-128 us after (four interleaved runs each).
+the store (``bench/store.py``'s phases, seven interleaved runs against the store before,
+on a shared two-core machine): 42-60 us of CPU a save (median 46) and 112-186 us a move's
+store calls (median 119) through aiosqlite before; 31-42 us (median 36) and 87-128 us
+(median 105) after. PostgreSQL's figures did not move (median 96 and 101 us a save).
 """
 
 from __future__ import annotations
