@@ -27,7 +27,9 @@ calls that read or rate many rows, and a call that met the database locked by an
 connection (it waits there, up to the busy timeout, while the loop goes on). The loop's
 connection never checkpoints: a thread of its own copies the WAL back into the database
 (and waits for that fsync) once the WAL has grown past :data:`CHECKPOINT_BYTES`, beside the
-writes, which it never blocks. One ``asyncio.Lock`` is held by a call on the thread; a call
+writes, which it never blocks; should a steady stream of writes keep the WAL from starting
+again, a checkpoint runs on the database's thread, the writes (not the loop) waiting for
+it. One ``asyncio.Lock`` is held by a call on the thread; a call
 on the loop runs only while nobody holds it, so the connection is never used by two at
 once, and a call on the thread runs to its end (or is rolled back whole) even if the
 awaiting coroutine is cancelled.
@@ -172,7 +174,14 @@ def _rows(sql: str, params: Sequence[Any]) -> Callable[[sqlite3.Connection], lis
 class _Checkpointer:
     """Copies the WAL back into the database on a thread and a connection of its own, once
     it has grown past :data:`CHECKPOINT_BYTES`: the wait for the disk never falls on the
-    event loop, and a passive checkpoint never blocks a write."""
+    event loop, and a passive checkpoint never blocks a write.
+
+    A checkpoint beside the writes copies the frames written before it began; the WAL
+    starts again from its beginning only at a write that finds every frame copied. Under
+    a steady stream of writes that may not happen for a while: once the WAL has grown to
+    twice :data:`CHECKPOINT_BYTES`, the next checkpoint is run by the store on the
+    database's thread, under its lock, with no write beside it (:meth:`wrote` says so),
+    and the write after it starts the WAL again."""
 
     def __init__(self, path: str, busy_ms: int) -> None:
         self._path = path
@@ -183,21 +192,27 @@ class _Checkpointer:
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="durak-sqlite-checkpoint")
         self._running: Future[None] | None = None
 
-    def wrote(self) -> None:
-        """A write committed: now and then, look at the WAL's size."""
+    def wrote(self) -> bool:
+        """A write committed: now and then, look at the WAL's size. Whether the store
+        should now checkpoint it under its lock (the checkpoints beside the writes have not
+        let it start again)."""
         self._writes += 1
         if self._writes < CHECKPOINT_EVERY:
-            return
+            return False
         self._writes = 0
         if self._running is not None and not self._running.done():
-            return
+            return False
         try:
             size = os.stat(self._wal).st_size
         except OSError:
-            return
-        if size >= CHECKPOINT_BYTES:
-            self._running = self._thread.submit(self._checkpoint)
-            self._running.add_done_callback(_report)
+            return False
+        if size < CHECKPOINT_BYTES:
+            return False
+        if size >= 2 * CHECKPOINT_BYTES:
+            return True
+        self._running = self._thread.submit(self._checkpoint)
+        self._running.add_done_callback(_report)
+        return False
 
     def _checkpoint(self) -> None:
         if self._conn is None:
@@ -295,6 +310,7 @@ class SqliteStore(SqlStore):
         self._lock = asyncio.Lock()
         self._thread = _DatabaseThread()
         self._checkpointer = _Checkpointer(path, busy_ms) if writes_on_loop else None
+        self._catching_up: asyncio.Future[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -454,8 +470,21 @@ class SqliteStore(SqlStore):
         return result
 
     def _wrote(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.wrote()
+        if self._checkpointer is None or not self._checkpointer.wrote() or self._catching_up:
+            return
+        self._catching_up = asyncio.ensure_future(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        """Checkpoint the WAL on the database's thread, under the lock: the writes wait
+        for it (the loop does not), and it copies every frame."""
+        try:
+            await self._on_thread(_rows("PRAGMA wal_checkpoint(PASSIVE)", ()))
+        except StoreError:
+            pass  # closed meanwhile: closing checkpoints the WAL
+        except sqlite3.Error as exc:
+            log.warning("the WAL could not be checkpointed: %s", exc)
+        finally:
+            self._catching_up = None
 
     async def _on_thread(self, call: Callable[[sqlite3.Connection], T]) -> T:
         """Run ``call`` on the database's thread, under the lock, waiting up to the busy
