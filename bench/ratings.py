@@ -51,7 +51,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the fake Bot API
 
-import aiosqlite
 
 from bot.ratings.model import (
     NEWCOMER,
@@ -66,6 +65,8 @@ from bot.ratings.model import (
 from bot.store import Outcome, Seat, SqliteStore
 from bot.store.models import seats_to_json
 from bot.store.ratings import rate_game
+from bot.store.sqlite import SQLITE
+from bot.store.steps import run_sync
 from engine import Rules
 from engine.actions import Action
 from engine.ai import HardPlayer, SearchConfig, make_player, play_game
@@ -459,21 +460,24 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
             finish_cpu.append(time.process_time() - cpu)
     alone: list[float] = []
     alone_cpu: list[float] = []
-    async with aiosqlite.connect(path, isolation_level=None) as conn:
-        last = next(iter(await conn.execute_fetchall("SELECT max(table_id) FROM tables")))[0]
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        last = conn.execute("SELECT max(table_id) FROM tables").fetchone()[0]
         for back in range(reps):
             table_id = int(last) - back  # the games just saved, rated again and undone
-            await conn.execute("BEGIN IMMEDIATE")
+            conn.execute("BEGIN IMMEDIATE")
             for sql in (
                 "DELETE FROM rated_games WHERE table_id = ?",
                 "DELETE FROM rating_history WHERE table_id = ?",
             ):
-                await conn.execute(sql, (table_id,))
+                conn.execute(sql, (table_id,))
             start, cpu = time.perf_counter(), time.process_time()
-            await rate_game(conn, table_id, 1)
+            run_sync(conn, rate_game(SQLITE, table_id, 1))
             alone.append(time.perf_counter() - start)
             alone_cpu.append(time.process_time() - cpu)
-            await conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK")
+    finally:
+        conn.close()
 
     print(
         "store: the finishing save of a 6-player game (result, tallies, ratings): "

@@ -3,6 +3,9 @@
     .venv/bin/python bench/store.py [--saves 5000] [--tables 10000] [--dir DIR]
                                     [--database postgresql://user:pass@host/db]
 
+Besides the rates it prints the CPU time (the process's, every thread) per save and per
+move (the move's update kept, then its action saved).
+
 Targets (issue 4, SQLite): at least 2,000 durable saves a second; 10,000 running tables
 loaded in at most 2 s. With ``--database`` (or ``DURAK_DATABASE_URL``) the same runs on
 PostgreSQL too, for comparison, each phase in a schema of its own that is dropped at the
@@ -30,10 +33,9 @@ from typing import Any
 # the engine package: look in the project root first.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import aiosqlite
 import asyncpg
 
-from bot.store import Opening, Outcome, Seat, SqliteStore, Store, TableRow
+from bot.store import KeptUpdate, Opening, Outcome, Seat, SqliteStore, Store, TableRow
 from bot.store.config import URL_ENV, Synchronous, mask_url
 from bot.store.models import seats_to_json
 from bot.store.postgres import PostgresStore
@@ -145,13 +147,14 @@ async def open_tables(store: Store, n: int, players: int) -> list[TableRow]:
     return tables
 
 
-async def bench_saves(backend: Backend, saves: int) -> tuple[float, float]:
-    """Saves per second: one table after another; then 100 tables at once."""
+async def bench_saves(backend: Backend, saves: int) -> tuple[float, float, float]:
+    """Saves per second: one table after another; then 100 tables at once. And the CPU
+    time (the bot process's, every thread) per save, one after another."""
     steps = playout(1, 4)
     async with backend.open("saves") as store:
         (table,) = await open_tables(store, 1, 4)
         version = table.version
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for i in range(saves):
             game, action, seat = steps[i % len(steps)]
             version = (
@@ -160,6 +163,7 @@ async def bench_saves(backend: Backend, saves: int) -> tuple[float, float]:
                 )
             ).version
         sequential = saves / (time.perf_counter() - start)
+        cpu_per_save = (time.process_time() - cpu) / saves
 
         tables = await open_tables(store, 100, 4)
         per_table = max(1, saves // len(tables))
@@ -175,7 +179,26 @@ async def bench_saves(backend: Backend, saves: int) -> tuple[float, float]:
         start = time.perf_counter()
         await asyncio.gather(*(play(t) for t in tables))
         concurrent = per_table * len(tables) / (time.perf_counter() - start)
-    return sequential, concurrent
+    return sequential, concurrent, cpu_per_save
+
+
+async def bench_moves(backend: Backend, moves: int) -> float:
+    """CPU time per move of what a move asks of the store: its update kept as it arrives,
+    then the action saved, which marks that update done."""
+    steps = playout(3, 4)
+    body = json.dumps({"update_id": 0, "callback_query": {"id": "1" * 19, "data": "x" * 40}})
+    async with backend.open("moves") as store:
+        (table,) = await open_tables(store, 1, 4)
+        version = table.version
+        cpu = time.process_time()
+        for i in range(1, moves + 1):
+            await store.keep_updates([KeptUpdate(i, body)])
+            game, action, seat = steps[i % len(steps)]
+            saved = await store.save_action(
+                table.table_id, version, game=game, action=action, seat=seat, update_id=i
+            )
+            version = saved.version
+        return (time.process_time() - cpu) / moves
 
 
 async def bench_finishes(backend: Backend, n: int) -> float:
@@ -254,10 +277,16 @@ async def bench_load(backend: Backend, n: int) -> tuple[float, float, float, flo
 
 async def run(backend: Backend, saves: int, tables: int) -> tuple[float, float]:
     """Every phase on one backend, printed; (slowest save rate, load seconds)."""
-    sequential, concurrent = await bench_saves(backend, saves)
+    sequential, concurrent, cpu_per_save = await bench_saves(backend, saves)
     print(
         f"{backend.name}: durable action saves: {sequential:,.0f}/s to one table, "
-        f"{concurrent:,.0f}/s to 100 tables at once  [target >= {SAVES_TARGET:,}/s]"
+        f"{concurrent:,.0f}/s to 100 tables at once  [target >= {SAVES_TARGET:,}/s]; "
+        f"CPU {cpu_per_save * 1e6:,.0f} us a save"
+    )
+    per_move = await bench_moves(backend, saves)
+    print(
+        f"{backend.name}: a move's store calls (keep its update, save its action): "
+        f"CPU {per_move * 1e6:,.0f} us a move"
     )
     finishes = await bench_finishes(backend, 1000)
     print(f"{backend.name}: finishing saves (state + log + result + 4 tallies): {finishes:,.0f}/s")
@@ -284,8 +313,8 @@ async def main() -> int:
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="durak-bench-") as tmp:
         folder = Path(tmp)
         print(
-            f"store benchmark: SQLite {sqlite3.sqlite_version}, aiosqlite "
-            f"{aiosqlite.__version__}, Python {sys.version.split()[0]}, files in {folder}"
+            f"store benchmark: SQLite {sqlite3.sqlite_version}, "
+            f"Python {sys.version.split()[0]}, files in {folder}"
         )
         ok = True
         for synchronous in ("NORMAL", "FULL"):

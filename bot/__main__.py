@@ -115,7 +115,6 @@ def configure_logging(settings: Settings) -> None:
     # httpx logs each request's URL, which holds the token: redacted, and only when debugging.
     logging.getLogger("httpx").setLevel(logging.INFO if debug else logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.INFO)
-    logging.getLogger("aiosqlite").setLevel(logging.INFO)
     logging.getLogger("apscheduler").setLevel(logging.INFO if debug else logging.WARNING)
     logging.captureWarnings(True)
 

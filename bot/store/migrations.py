@@ -1,32 +1,46 @@
-"""Numbered schema migrations, kept in ``PRAGMA user_version``.
+"""The numbered schema migrations, one list for both databases.
 
-Version 0 is an empty file. Migration *n* takes a database at version *n - 1* to *n*,
-inside one transaction together with the new ``user_version``, so a crash halfway leaves
-the old version intact. Never edit a released migration: append a new one.
+Version 0 is an empty database. Migration *n* takes a database at version *n - 1* to *n*,
+inside one transaction together with the new version (SQLite keeps it in ``PRAGMA
+user_version``, :mod:`bot.store.sqlite`; PostgreSQL in a one-row table,
+:mod:`bot.store.pg_migrations`), so a crash halfway leaves the old version intact. Never
+edit a released migration: append a new one.
+
+Each statement is written once. Where the two databases name a thing differently the
+statement says ``{id}`` (an id, which Telegram's run past 32 bits: SQLite's ``INTEGER``,
+PostgreSQL's ``BIGINT``), ``{real}`` (a Unix time: ``REAL``, ``DOUBLE PRECISION``),
+``{serial}`` (an id the database hands out and never hands out again: ``AUTOINCREMENT``,
+an identity column), ``{without_rowid}`` and ``{unlogged}``, and the database's
+:class:`~bot.store.dialect.Dialect` fills them in; a trigger is a
+:class:`~bot.store.dialect.Trigger`, which each database writes in its own words. Both
+databases thus hold the same tables, columns (in the same order), indexes and triggers
+under the same names: a schema version means the same in both, operators' queries work on
+either, and :mod:`bot.store.copy` moves rows across unchanged. Counts and flags are
+``INTEGER`` (0/1) on both, JSON is ``TEXT`` (kept byte for byte). A migration's data step
+(:mod:`bot.store.steps`) is written once too and runs in the same transaction.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar
-
-import aiosqlite
+from typing import Any, Final
 
 from bot.store import ratings
-from bot.store.errors import SchemaTooNewError
+from bot.store.dialect import Dialect, Trigger
+from bot.store.steps import Body, Fetch, Many
 
 
-async def _rate_history(conn: aiosqlite.Connection) -> None:
+def _rate_history(d: Dialect) -> Body[None]:
     """Rate every game finished before ratings existed, in the order they finished."""
-    await ratings.rebuild(conn)
+    yield from ratings.rebuild(d)
 
 
 FAST_THROW_INS = (
     "games begun before throw-ins were hidden keep the rule they were played under: fast throw-ins"
 )
-"""Migration 8's description, shared with its PostgreSQL twin.
+"""Migration 8's description.
 
 Until then a thrower holding nothing that fit was passed at once, for everyone to see;
 since, by default, he says pass himself or his window runs out. A game's log only replays
@@ -65,8 +79,8 @@ FAST_THROW_INS_STEPS: Final = (
         "UPDATE tables SET rules = coalesce(?, rules), game = coalesce(?, game) WHERE table_id = ?",
     ),
 )
-"""Migration 8's data, on both databases: each query reads rules, a saved game and the
-row's key; its update writes them back (:func:`fast_rows`), None where nothing changes."""
+"""Migration 8's data: each query reads rules, a saved game and the row's key; its update
+writes them back (:func:`fast_rows`), None where nothing changes."""
 
 
 def fast_rows(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
@@ -77,123 +91,131 @@ def fast_rows(rows: Iterable[Sequence[Any]]) -> list[tuple[Any, ...]]:
     ]
 
 
-async def _keep_fast_throw_ins(conn: aiosqlite.Connection) -> None:
+def _keep_fast_throw_ins(d: Dialect) -> Body[None]:
     """Migration 8's data: the games already begun keep fast throw-ins."""
     for read, write in FAST_THROW_INS_STEPS:
-        await conn.executemany(write, fast_rows(await conn.execute_fetchall(read)))
+        yield Many(write, fast_rows((yield Fetch(read))))
 
 
-C = TypeVar("C")
-"""The connection a migration's Python step is given (SQLite's, or PostgreSQL's)."""
+Statement = str | Trigger
+"""A migration's statement: SQL with the dialect's words in braces, or a trigger."""
 
 
 @dataclass(frozen=True, slots=True)
-class Migration(Generic[C]):
+class Migration:
     """One step of the schema: its statements, then ``step`` (data it computes in Python),
     in the same transaction. A step may change the data alone, with no statement."""
 
     version: int
     description: str
-    statements: tuple[str, ...]
-    step: Callable[[C], Awaitable[None]] | None = None
+    statements: tuple[Statement, ...]
+    step: Callable[[Dialect], Body[None]] | None = None
+
+    def sql(self, d: Dialect) -> list[str]:
+        """The statements as database ``d`` runs them."""
+        found: list[str] = []
+        for statement in self.statements:
+            found += d.trigger(statement) if isinstance(statement, Trigger) else [d.ddl(statement)]
+        return found
 
 
 SEVERAL_PROCESSES = (
     "several processes on one database: each kept update's shard, the processes' "
     "heartbeats, the leases of the shards and of polling, the private chats' shared budgets"
 )
-"""Migration 7's description, shared with its PostgreSQL twin. The tables it adds stay
-empty on SQLite, where one process holds everything; they are there so that a schema
-version means the same in both databases."""
+"""Migration 7's description. The tables it adds stay empty on SQLite, where one process
+holds everything; they are there so that a schema version means the same in both
+databases."""
 
 EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
 """Tables that describe the processes running now, not the bot's data: a copy of the
 database leaves them out."""
 
-MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
+MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
         "core tables: chats, users, tables, the action log, games and series tallies",
         (
             """
             CREATE TABLE chats (
-                chat_id       INTEGER PRIMARY KEY,
+                chat_id       {id} PRIMARY KEY,
                 language      TEXT,
                 default_rules TEXT,
-                thread_id     INTEGER,
-                updated_at    REAL NOT NULL
+                thread_id     {id},
+                updated_at    {real} NOT NULL
             )
             """,
             """
             CREATE TABLE users (
-                user_id     INTEGER PRIMARY KEY,
+                user_id     {id} PRIMARY KEY,
                 name        TEXT NOT NULL,
                 language    TEXT,
                 can_message INTEGER NOT NULL DEFAULT 0,
-                updated_at  REAL NOT NULL
+                updated_at  {real} NOT NULL
             )
             """,
-            # AUTOINCREMENT: a removed table's id is never reused, so the action log and
-            # the games of a removed table can never be mistaken for a new table's.
+            # {serial} (SQLite's AUTOINCREMENT, PostgreSQL's identity): a removed table's id
+            # is never reused, so the action log and the games of a removed table can never
+            # be mistaken for a new table's.
             """
             CREATE TABLE tables (
-                table_id         INTEGER PRIMARY KEY AUTOINCREMENT,
-                chat_id          INTEGER NOT NULL,
-                thread_id        INTEGER,
+                table_id         {serial},
+                chat_id          {id} NOT NULL,
+                thread_id        {id},
                 status           TEXT NOT NULL
                                  CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
-                creator_id       INTEGER,
+                creator_id       {id},
                 seats            TEXT NOT NULL DEFAULT '[]',
                 rules            TEXT NOT NULL,
                 game_no          INTEGER NOT NULL DEFAULT 0,
-                seed             INTEGER,
+                seed             {id},
                 game             TEXT,
                 version          INTEGER NOT NULL DEFAULT 0,
                 moves            INTEGER NOT NULL DEFAULT 0,
-                group_message_id INTEGER,
+                group_message_id {id},
                 hand_message_ids TEXT NOT NULL DEFAULT '[]',
-                deadline         REAL,
+                deadline         {real},
                 last_seat        INTEGER,
                 last_action      TEXT,
-                created_at       REAL NOT NULL,
-                updated_at       REAL NOT NULL
+                created_at       {real} NOT NULL,
+                updated_at       {real} NOT NULL
             )
             """,
             """
             CREATE TABLE actions (
-                table_id INTEGER NOT NULL,
+                table_id {id} NOT NULL,
                 game_no  INTEGER NOT NULL,
                 seq      INTEGER NOT NULL,
                 seat     INTEGER,
                 action   TEXT NOT NULL,
-                at       REAL NOT NULL,
+                at       {real} NOT NULL,
                 PRIMARY KEY (table_id, game_no, seq)
-            ) WITHOUT ROWID
+            ){without_rowid}
             """,
             # The log is written by the database itself: a save is one UPDATE of the table
             # row (the new state, moves + 1, the action in last_seat/last_action), and this
             # trigger appends the log line in the same statement, hence the same atomic
             # transaction. No code path can move a game on without logging the action; the
             # primary key refuses a doubled one.
-            """
-            CREATE TRIGGER log_action AFTER UPDATE OF moves ON tables
-            WHEN NEW.moves = OLD.moves + 1 AND NEW.game_no = OLD.game_no
-            BEGIN
-                INSERT INTO actions (table_id, game_no, seq, seat, action, at)
-                VALUES (NEW.table_id, NEW.game_no, NEW.moves, NEW.last_seat, NEW.last_action,
-                        NEW.updated_at);
-            END
-            """,
+            Trigger(
+                "log_action",
+                "UPDATE OF moves",
+                "tables",
+                "NEW.moves = OLD.moves + 1 AND NEW.game_no = OLD.game_no",
+                "INSERT INTO actions (table_id, game_no, seq, seat, action, at)\n"
+                "VALUES (NEW.table_id, NEW.game_no, NEW.moves, NEW.last_seat, NEW.last_action,\n"
+                "        NEW.updated_at)",
+            ),
             """
             CREATE TABLE games (
-                table_id    INTEGER NOT NULL,
+                table_id    {id} NOT NULL,
                 game_no     INTEGER NOT NULL,
-                chat_id     INTEGER NOT NULL,
-                seed        INTEGER NOT NULL,
+                chat_id     {id} NOT NULL,
+                seed        {id} NOT NULL,
                 rules       TEXT NOT NULL,
                 seats       TEXT NOT NULL,
-                started_at  REAL NOT NULL,
-                finished_at REAL,
+                started_at  {real} NOT NULL,
+                finished_at {real},
                 outcome     TEXT,
                 final_game  TEXT,
                 PRIMARY KEY (table_id, game_no)
@@ -201,26 +223,26 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
             """,
             """
             CREATE TABLE game_players (
-                table_id    INTEGER NOT NULL,
+                table_id    {id} NOT NULL,
                 game_no     INTEGER NOT NULL,
                 seat        INTEGER NOT NULL,
-                chat_id     INTEGER NOT NULL,
+                chat_id     {id} NOT NULL,
                 player      TEXT NOT NULL,
-                user_id     INTEGER,
+                user_id     {id},
                 players     INTEGER NOT NULL,
                 durak       INTEGER NOT NULL,
                 pogony      INTEGER NOT NULL,
                 draw        INTEGER NOT NULL,
                 points      INTEGER NOT NULL,
-                finished_at REAL NOT NULL,
+                finished_at {real} NOT NULL,
                 PRIMARY KEY (table_id, game_no, seat)
             )
             """,
             """
             CREATE TABLE tallies (
-                chat_id INTEGER NOT NULL,
+                chat_id {id} NOT NULL,
                 player  TEXT NOT NULL,
-                user_id INTEGER,
+                user_id {id},
                 name    TEXT NOT NULL,
                 games   INTEGER NOT NULL DEFAULT 0,
                 durak   INTEGER NOT NULL DEFAULT 0,
@@ -237,7 +259,7 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
         "tallies remember when each player last played; indexes for start-up, "
         "lobby clean-up, a chat's tables and a player's history",
         (
-            "ALTER TABLE tallies ADD COLUMN last_played REAL",
+            "ALTER TABLE tallies ADD COLUMN last_played {real}",
             """
             UPDATE tallies SET last_played = (
                 SELECT max(gp.finished_at) FROM game_players AS gp
@@ -256,14 +278,14 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
         (
             """
             CREATE TABLE reviews (
-                table_id   INTEGER NOT NULL,
+                table_id   {id} NOT NULL,
                 game_no    INTEGER NOT NULL,
-                user_id    INTEGER NOT NULL,
+                user_id    {id} NOT NULL,
                 seat       INTEGER NOT NULL,
                 review     TEXT NOT NULL,
-                created_at REAL NOT NULL,
+                created_at {real} NOT NULL,
                 PRIMARY KEY (table_id, game_no, user_id)
-            ) WITHOUT ROWID
+            ){without_rowid}
             """,
         ),
     ),
@@ -275,8 +297,8 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
             CREATE TABLE bot_state (
                 key        TEXT PRIMARY KEY,
                 value      TEXT NOT NULL,
-                updated_at REAL NOT NULL
-            ) WITHOUT ROWID
+                updated_at {real} NOT NULL
+            ){without_rowid}
             """,
         ),
     ),
@@ -287,26 +309,26 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
         (
             """
             CREATE TABLE inbox (
-                update_id   INTEGER PRIMARY KEY,
+                update_id   {id} PRIMARY KEY,
                 body        TEXT NOT NULL,
-                received_at REAL NOT NULL,
-                done_at     REAL
+                received_at {real} NOT NULL,
+                done_at     {real}
             )
             """,
             "CREATE INDEX inbox_by_done ON inbox (done_at)",
-            "ALTER TABLE tables ADD COLUMN last_update INTEGER",
+            "ALTER TABLE tables ADD COLUMN last_update {id}",
             # A move (or a game's start) sets last_update to the update it handles in its
             # one statement; the trigger marks that update done in the same transaction, so
             # after a crash the update is either done with its move saved, or pending and
             # handled again.
-            """
-            CREATE TRIGGER inbox_done AFTER UPDATE OF last_update ON tables
-            WHEN NEW.last_update IS NOT NULL
-            BEGIN
-                UPDATE inbox SET done_at = NEW.updated_at
-                WHERE update_id = NEW.last_update AND done_at IS NULL;
-            END
-            """,
+            Trigger(
+                "inbox_done",
+                "UPDATE OF last_update",
+                "tables",
+                "NEW.last_update IS NOT NULL",
+                "UPDATE inbox SET done_at = NEW.updated_at\n"
+                "WHERE update_id = NEW.last_update AND done_at IS NULL",
+            ),
         ),
     ),
     Migration(
@@ -319,8 +341,8 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
             # why not).
             """
             CREATE TABLE rated_games (
-                seq      INTEGER PRIMARY KEY,
-                table_id INTEGER NOT NULL,
+                seq      {id} PRIMARY KEY,
+                table_id {id} NOT NULL,
                 game_no  INTEGER NOT NULL,
                 counted  INTEGER NOT NULL DEFAULT 0,
                 reason   TEXT,
@@ -330,32 +352,32 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
             # scope: a group's chat id (negative), 0 overall, 1 against the computer
             """
             CREATE TABLE ratings (
-                scope      INTEGER NOT NULL,
-                user_id    INTEGER NOT NULL,
+                scope      {id} NOT NULL,
+                user_id    {id} NOT NULL,
                 name       TEXT NOT NULL,
-                mu         REAL NOT NULL,
-                sigma      REAL NOT NULL,
+                mu         {real} NOT NULL,
+                sigma      {real} NOT NULL,
                 games      INTEGER NOT NULL,
                 durak      INTEGER NOT NULL,
-                updated_at REAL NOT NULL,
+                updated_at {real} NOT NULL,
                 PRIMARY KEY (scope, user_id)
-            ) WITHOUT ROWID
+            ){without_rowid}
             """,
             "CREATE INDEX ratings_by_user ON ratings (user_id)",
             """
             CREATE TABLE rating_history (
-                user_id  INTEGER NOT NULL,
-                scope    INTEGER NOT NULL,
-                seq      INTEGER NOT NULL,
-                table_id INTEGER NOT NULL,
+                user_id  {id} NOT NULL,
+                scope    {id} NOT NULL,
+                seq      {id} NOT NULL,
+                table_id {id} NOT NULL,
                 game_no  INTEGER NOT NULL,
                 side     INTEGER,
                 lost     INTEGER NOT NULL,
-                mu       REAL NOT NULL,
-                sigma    REAL NOT NULL,
-                at       REAL NOT NULL,
+                mu       {real} NOT NULL,
+                sigma    {real} NOT NULL,
+                at       {real} NOT NULL,
                 PRIMARY KEY (user_id, scope, seq)
-            ) WITHOUT ROWID
+            ){without_rowid}
             """,
             "CREATE INDEX rating_history_by_game ON rating_history (table_id, game_no)",
         ),
@@ -377,9 +399,9 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
                 member_id  TEXT PRIMARY KEY,
                 host       TEXT NOT NULL,
                 pid        INTEGER NOT NULL,
-                started_at REAL NOT NULL,
-                expires_at REAL NOT NULL
-            ) WITHOUT ROWID
+                started_at {real} NOT NULL,
+                expires_at {real} NOT NULL
+            ){without_rowid}
             """,
             # Who holds each shard (0..63), and polling (-1), until when, in which term.
             """
@@ -387,14 +409,17 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
                 shard      INTEGER PRIMARY KEY,
                 owner      TEXT,
                 epoch      INTEGER NOT NULL,
-                expires_at REAL NOT NULL
+                expires_at {real} NOT NULL
             )
             """,
-            # Each private chat's budget shared by the processes that write to it.
+            # Each private chat's budget shared by the processes that write to it. Written
+            # at every message to a private chat and worth nothing after a crash (the
+            # budgets refill within seconds): PostgreSQL keeps it out of its WAL, so that
+            # its writes never wait for a disk flush.
             """
-            CREATE TABLE chat_pace (
-                chat_id INTEGER PRIMARY KEY,
-                tat     REAL NOT NULL
+            CREATE {unlogged}TABLE chat_pace (
+                chat_id {id} PRIMARY KEY,
+                tat     {real} NOT NULL
             )
             """,
         ),
@@ -404,41 +429,3 @@ MIGRATIONS: tuple[Migration[aiosqlite.Connection], ...] = (
 
 LATEST_VERSION: int = MIGRATIONS[-1].version
 assert [m.version for m in MIGRATIONS] == list(range(1, LATEST_VERSION + 1))
-
-
-async def schema_version(conn: aiosqlite.Connection) -> int:
-    """The database's schema version (0 for a new, empty file)."""
-    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
-    return int(rows[0][0])
-
-
-async def migrate(conn: aiosqlite.Connection, path: str, target: int | None = None) -> int:
-    """Bring the schema up to ``target`` (default: the latest), one migration at a time.
-
-    ``conn`` must be in autocommit mode (``isolation_level=None``). Each step runs in its
-    own ``BEGIN IMMEDIATE`` transaction that also sets ``user_version``, so a crash
-    leaves a whole version. Raises :class:`SchemaTooNewError` if the file is newer than
-    this code. Returns the version reached.
-    """
-    goal = LATEST_VERSION if target is None else target
-    if not 0 <= goal <= LATEST_VERSION:
-        raise ValueError(f"no schema version {goal}; known: 0..{LATEST_VERSION}")
-    while True:
-        await conn.execute("BEGIN IMMEDIATE")
-        try:
-            current = await schema_version(conn)
-            if current > LATEST_VERSION:
-                raise SchemaTooNewError(path, current, LATEST_VERSION)
-            if current >= goal:
-                await conn.execute("COMMIT")
-                return current
-            step = MIGRATIONS[current]
-            for statement in step.statements:
-                await conn.execute(statement)
-            if step.step is not None:
-                await step.step(conn)
-            await conn.execute(f"PRAGMA user_version = {step.version:d}")
-            await conn.execute("COMMIT")
-        except BaseException:
-            await conn.execute("ROLLBACK")
-            raise

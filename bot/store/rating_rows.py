@@ -1,10 +1,9 @@
 """What both stores write for the ratings, as a function of the stored facts they load.
 
-A store loads a finished game's seats, rules, result and the moves of each seat (each in
-its own SQL) and hands them here; this decides whether the game counts, calls
-:func:`bot.ratings.model.rate`, and gives back the rows to write, so the SQLite and the
-PostgreSQL store reach the same numbers. The statements are written with ``?``
-placeholders (PostgreSQL's store numbers them).
+:mod:`bot.store.ratings` loads a finished game's seats, rules, result and the moves of each
+seat and hands them here; this decides whether the game counts, calls
+:func:`bot.ratings.model.rate`, and gives back the rows to write. The statements are
+written with ``?`` placeholders, once for both databases.
 """
 
 from __future__ import annotations
@@ -27,15 +26,19 @@ from bot.ratings.model import (
 from bot.store.models import Outcome, seats_from_json
 
 PLACE: Final = (
-    "INSERT INTO rated_games (table_id, game_no) VALUES (?, ?) "
+    "INSERT INTO rated_games (seq, table_id, game_no) "
+    "SELECT coalesce(max(seq), 0) + 1, ?, ? FROM rated_games WHERE true "
     "ON CONFLICT (table_id, game_no) DO NOTHING RETURNING seq"
 )
-"""Give a game its place in the rating order (no row back if it has one)."""
+"""Give a game the next place in the rating order (no row back if it has one). The place is
+written, not handed out by the database: both databases count alike, and the rating is
+held (:attr:`~bot.store.dialect.Dialect.hold_ratings`) while it is taken."""
 PLACE_ALL: Final = (
-    "INSERT INTO rated_games (table_id, game_no) SELECT table_id, game_no FROM games "
-    "WHERE outcome IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rated_games AS r "
-    "WHERE r.table_id = games.table_id AND r.game_no = games.game_no) "
-    "ORDER BY finished_at, table_id, game_no"
+    "INSERT INTO rated_games (seq, table_id, game_no) "
+    "SELECT (SELECT coalesce(max(seq), 0) FROM rated_games) "
+    "+ row_number() OVER (ORDER BY finished_at, table_id, game_no), table_id, game_no "
+    "FROM games WHERE outcome IS NOT NULL AND NOT EXISTS (SELECT 1 FROM rated_games AS r "
+    "WHERE r.table_id = games.table_id AND r.game_no = games.game_no)"
 )
 """Give every finished game without a place one, in the order they finished."""
 FINISHED: Final = (

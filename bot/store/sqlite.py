@@ -1,4 +1,8 @@
-"""The SQLite store: one aiosqlite connection, one writer, WAL.
+"""The SQLite store: one file, one connection, one writer, WAL.
+
+The queries are :mod:`bot.store.core`'s; this module is what is SQLite's own: its
+:data:`SQLITE` dialect, its schema version (``PRAGMA user_version``) and how a call
+reaches the database.
 
 Durability. The database runs in WAL mode with ``synchronous=NORMAL`` by default: a
 commit has been written into the WAL file (the operating system's page cache) before
@@ -11,227 +15,302 @@ power loss and costs an order of magnitude in throughput on ordinary disks; an o
 who wants every move on the platter passes ``synchronous="FULL"`` (``DURAK_DB_SYNCHRONOUS
 =FULL``), and every guarantee below still holds.
 
-One writer. aiosqlite runs every statement of a connection on one thread and shares one
-transaction among all coroutines using the connection, so an interleaved coroutine would
-see (or commit!) another's half-done work. Every database access therefore takes one
-``asyncio.Lock``. A write of several statements is one ``BEGIN IMMEDIATE … COMMIT``
-(rolled back on any error) that runs to its end even if the awaiting coroutine is
-cancelled. A write of one statement runs alone: SQLite makes a statement and the
-triggers it fires one atomic transaction. The hot path — saving an action — is such a
-statement: a compare-and-set ``UPDATE`` of the table row whose ``log_action`` trigger
-appends the log line, one round trip to the database thread instead of four.
+Where a call runs. Under NORMAL a commit only writes into the page cache: it never waits
+for the disk, and a short call (the hot path: saving a move is one statement, whose
+triggers append the log line and mark its update done, SQLite running the statement and
+its triggers as one atomic transaction) runs on the event loop itself, as one
+synchronous call to sqlite3 — no thread, no hop, no await in the middle, so a cancelled
+caller can never leave it half done. What may wait for the disk or take long runs on the
+database's own thread, the whole call (a transaction's body from ``BEGIN IMMEDIATE`` to
+``COMMIT``) in one hop: every write under FULL (each commit waits for an fsync), the
+calls that read or rate many rows, and a call that met the database locked by another
+connection (it waits there, up to the busy timeout, while the loop goes on). The loop's
+connection never checkpoints: a thread of its own copies the WAL back into the database
+(and waits for that fsync) once the WAL has grown past :data:`CHECKPOINT_BYTES`, beside the
+writes, which it never blocks; should a steady stream of writes keep the WAL from starting
+again, a checkpoint runs on the database's thread, the writes (not the loop) waiting for
+it. One ``asyncio.Lock`` is held by a call on the thread; a call
+on the loop runs only while nobody holds it, so the connection is never used by two at
+once, and a call on the thread runs to its end (or is rolled back whole) even if the
+awaiting coroutine is cancelled.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
+import queue
 import sqlite3
+import threading
 import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import suppress
-from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, TypeVar
 
-import aiosqlite
-
-from bot.ratings.model import OVERALL, VS_COMPUTER
-from bot.store import ratings
 from bot.store.config import Synchronous
-from bot.store.errors import (
-    SchemaTooNewError,
-    StaleVersionError,
-    StoreError,
-    TableNotFoundError,
-    WrongStatusError,
-)
-from bot.store.migrations import LATEST_VERSION, migrate, schema_version
-from bot.store.models import (
-    DAY,
-    UNSET,
-    ActionRow,
-    ChatRow,
-    GameRecord,
-    KeptUpdate,
-    Outcome,
-    PartnerRow,
-    PlayerGame,
-    RatingPoint,
-    RatingRow,
-    Saved,
-    Seat,
-    StatsOrder,
-    TableRow,
-    TableStatus,
-    TallyRow,
-    Unset,
-    UserRow,
-    seats_from_json,
-    seats_to_json,
-    shard_sql,
-)
+from bot.store.core import SqlStore
+from bot.store.dialect import Dialect, Trigger, as_is
+from bot.store.errors import SchemaTooNewError, StoreError
+from bot.store.migrations import LATEST_VERSION, MIGRATIONS
 from bot.store.opening import Opening
+from bot.store.ratings import _own_move
+from bot.store.steps import Body, run_sync
 
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
+CHECKPOINT_BYTES: Final = 4 << 20
+"""The WAL's size past which it is copied back into the database (SQLite's own default
+is 1,000 pages of 4 KiB)."""
+CHECKPOINT_EVERY: Final = 16
+"""Writes between two looks at the WAL's size (a ``stat`` of its file)."""
 
-_TABLE_COLUMNS: Final = (
-    "table_id, chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, game, "
-    "version, moves, group_message_id, hand_message_ids, deadline, created_at, updated_at"
-)
-_GAME_COLUMNS: Final = (
-    "table_id, game_no, chat_id, seed, rules, seats, started_at, finished_at, outcome, final_game"
-)
-_TALLY_COLUMNS: Final = (
-    "t.chat_id, t.player, t.user_id, coalesce(u.name, t.name), t.games, t.durak, t.pogony, "
-    "t.draws, t.points, t.last_played"
-)
-_RATING_COLUMNS: Final = (
-    "r.scope, r.user_id, coalesce(u.name, r.name), r.mu, r.sigma, r.games, r.durak, r.updated_at"
-)
-_BOARD_ORDER: Final = "(r.mu - 3 * r.sigma) DESC, r.games DESC, r.user_id"
-"""A board: the conservative estimate first (see ``bot.ratings.model.Skill.ordinal``)."""
-_STATS_ORDER: Final[dict[str, str]] = {
-    "points": "t.points DESC, t.durak ASC, t.games DESC, t.player",
-    "durak": "t.durak DESC, t.pogony DESC, t.games DESC, t.player",
-    "games": "t.games DESC, t.points DESC, t.player",
-    "recent": "t.last_played DESC, t.player",
-}
+_INDENT: Final = " " * 12
 
 
-def _table_row(r: Sequence[Any]) -> TableRow:
-    return TableRow(
-        table_id=r[0],
-        chat_id=r[1],
-        thread_id=r[2],
-        status=TableStatus(r[3]),
-        creator_id=r[4],
-        seats=seats_from_json(r[5]),
-        rules=r[6],
-        game_no=r[7],
-        seed=r[8],
-        game=r[9],
-        version=r[10],
-        moves=r[11],
-        group_message_id=r[12],
-        hand_message_ids=tuple(json.loads(r[13])),
-        deadline=r[14],
-        created_at=r[15],
-        updated_at=r[16],
+def _trigger(t: Trigger) -> tuple[str, ...]:
+    """SQLite's trigger, laid out as the databases made by earlier versions hold it."""
+    body = t.body.replace("\n", "\n" + _INDENT + "    ")
+    return (
+        f"\n{_INDENT}CREATE TRIGGER {t.name} AFTER {t.event} ON {t.table}\n"
+        f"{_INDENT}WHEN {t.when}\n{_INDENT}BEGIN\n{_INDENT}    {body};\n{_INDENT}END\n{_INDENT}",
     )
 
 
-def _game_record(r: Sequence[Any]) -> GameRecord:
-    return GameRecord(
-        table_id=r[0],
-        game_no=r[1],
-        chat_id=r[2],
-        seed=r[3],
-        rules=r[4],
-        seats=seats_from_json(r[5]),
-        started_at=r[6],
-        finished_at=r[7],
-        outcome=None if r[8] is None else Outcome.from_json(r[8]),
-        final_game=r[9],
-    )
+def _json_text(column: str, path: tuple[str, ...]) -> str:
+    return f"CAST(json_extract({column}, '$.{'.'.join(path)}') AS TEXT)"
 
 
-def _rating_row(r: Sequence[Any]) -> RatingRow:
-    return RatingRow(
-        scope=r[0],
-        user_id=r[1],
-        name=r[2],
-        mu=r[3],
-        sigma=r[4],
-        games=r[5],
-        durak=r[6],
-        updated_at=r[7],
-    )
+SQLITE: Final = Dialect(
+    name="sqlite",
+    prepare=as_is,
+    types={
+        "id": "INTEGER",
+        "real": "REAL",
+        "serial": "INTEGER PRIMARY KEY AUTOINCREMENT",
+        "without_rowid": " WITHOUT ROWID",
+        "unlogged": "",
+    },
+    trigger=_trigger,
+    same="IS",
+    # SQLite's max() of several values is NULL if any is: each stands in for the other
+    greatest=lambda a, b: f"max(coalesce({a}, {b}), coalesce({b}, {a}))",
+    bytewise="",  # SQLite compares text by its bytes unless told otherwise
+    json_text=_json_text,
+    counts_moves=_own_move,
+)
 
 
-def _tally_row(r: Sequence[Any]) -> TallyRow:
-    return TallyRow(
-        chat_id=r[0],
-        player=r[1],
-        user_id=r[2],
-        name=r[3],
-        games=r[4],
-        durak=r[5],
-        pogony=r[6],
-        draws=r[7],
-        points=r[8],
-        last_played=r[9],
-    )
+# ---------------------------------------------------------------------- the schema version
 
 
-R = TypeVar("R")
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The database's schema version (0 for a new, empty file)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-class _RowCache(Generic[R]):
-    """The chat and user rows most recently read or written, so that drawing every move
-    does not ask the database for languages it already knows.
+def migrate(conn: sqlite3.Connection, path: str, target: int | None = None) -> int:
+    """Bring the schema up to ``target`` (default: the latest), one migration at a time.
 
-    The store is the database's only writer, and every write of these rows goes through
-    it and updates the cache. A read that started before a write (``generation`` changed
-    meanwhile) is not cached, so an older row never overwrites a newer one.
+    ``conn`` must be in autocommit mode (``isolation_level=None``). Each step runs in its
+    own ``BEGIN IMMEDIATE`` transaction that also sets ``user_version``, so a crash
+    leaves a whole version. Raises :class:`SchemaTooNewError` if the file is newer than
+    this code. Returns the version reached.
     """
-
-    __slots__ = ("_rows", "generation", "size")
-
-    def __init__(self, size: int = 20_000) -> None:
-        self._rows: OrderedDict[int, R | None] = OrderedDict()
-        self.generation = 0
-        self.size = size
-
-    def get(self, key: int) -> tuple[bool, R | None]:
-        """(True, row) when the row (or its absence) is known."""
-        rows = self._rows
-        if key not in rows:
-            return False, None
-        rows.move_to_end(key)
-        return True, rows[key]
-
-    def put(self, key: int, row: R | None, generation: int) -> None:
-        """Remember a row read when the cache was at ``generation``."""
-        if generation == self.generation:
-            self._keep(key, row)
-
-    def wrote(self, key: int, row: R) -> None:
-        """A row was written: it is what the database holds now."""
-        self.generation += 1
-        self._keep(key, row)
-
-    def _keep(self, key: int, row: R | None) -> None:
-        self._rows[key] = row
-        self._rows.move_to_end(key)
-        if len(self._rows) > self.size:
-            self._rows.popitem(last=False)
-
-    def drop(self, key: int) -> None:
-        """A row changed in a way the cache does not mirror: read it again next time."""
-        self.generation += 1
-        self._rows.pop(key, None)
+    goal = LATEST_VERSION if target is None else target
+    if not 0 <= goal <= LATEST_VERSION:
+        raise ValueError(f"no schema version {goal}; known: 0..{LATEST_VERSION}")
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = schema_version(conn)
+            if current > LATEST_VERSION:
+                raise SchemaTooNewError(path, current, LATEST_VERSION)
+            if current >= goal:
+                conn.execute("COMMIT")
+                return current
+            step = MIGRATIONS[current]
+            for statement in step.sql(SQLITE):
+                conn.execute(statement)
+            if step.step is not None:
+                run_sync(conn, step.step(SQLITE))
+            conn.execute(f"PRAGMA user_version = {step.version:d}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
 
-class SqliteStore:
+# ---------------------------------------------------------------------- running a call
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    """Whether another connection holds the lock the call needed (nothing was done)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _transaction(conn: sqlite3.Connection, body: Body[T]) -> T:
+    """Run ``body`` in one ``BEGIN IMMEDIATE … COMMIT``, rolled back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = run_sync(conn, body)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _rows(sql: str, params: Sequence[Any]) -> Callable[[sqlite3.Connection], list[Any]]:
+    return lambda conn: conn.execute(sql, params).fetchall()
+
+
+class _Checkpointer:
+    """Copies the WAL back into the database on a thread and a connection of its own, once
+    it has grown past :data:`CHECKPOINT_BYTES`: the wait for the disk never falls on the
+    event loop, and a passive checkpoint never blocks a write.
+
+    A checkpoint beside the writes copies the frames written before it began; the WAL
+    starts again from its beginning only at a write that finds every frame copied. Under
+    a steady stream of writes that may not happen for a while: once the WAL has grown to
+    twice :data:`CHECKPOINT_BYTES`, the next checkpoint is run by the store on the
+    database's thread, under its lock, with no write beside it (:meth:`wrote` says so),
+    and the write after it starts the WAL again."""
+
+    def __init__(self, path: str, busy_ms: int) -> None:
+        self._path = path
+        self._wal = path + "-wal"
+        self._busy_ms = busy_ms
+        self._writes = 0
+        self._conn: sqlite3.Connection | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="durak-sqlite-checkpoint")
+        self._running: Future[None] | None = None
+
+    def wrote(self) -> bool:
+        """A write committed: now and then, look at the WAL's size. Whether the store
+        should now checkpoint it under its lock (the checkpoints beside the writes have not
+        let it start again)."""
+        self._writes += 1
+        if self._writes < CHECKPOINT_EVERY:
+            return False
+        self._writes = 0
+        if self._running is not None and not self._running.done():
+            return False
+        try:
+            size = os.stat(self._wal).st_size
+        except OSError:
+            return False
+        if size < CHECKPOINT_BYTES:
+            return False
+        if size >= 2 * CHECKPOINT_BYTES:
+            return True
+        self._running = self._thread.submit(self._checkpoint)
+        self._running.add_done_callback(_report)
+        return False
+
+    def _checkpoint(self) -> None:
+        if self._conn is None:
+            self._conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms:d}")
+        self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    async def close(self) -> None:
+        """Wait for a checkpoint under way, then close the connection."""
+        await asyncio.wrap_future(self._thread.submit(self._close))
+        self._thread.shutdown()
+
+
+def _report(done: Future[None]) -> None:
+    if not done.cancelled() and done.exception() is not None:
+        log.warning("the WAL could not be checkpointed: %s", done.exception())
+
+
+class _DatabaseThread:
+    """The database's own thread: runs one call at a time, each handed over and answered
+    with one wake-up of each side (a queue's put, the loop's ``call_soon_threadsafe``)."""
+
+    def __init__(self) -> None:
+        self._calls: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="durak-sqlite", daemon=True)
+        self._thread.start()
+
+    def run(self, call: Callable[[], T], then: Callable[[], None]) -> asyncio.Future[T]:
+        """Run ``call`` on the thread; its result, or its error, as a future of the loop.
+        ``then`` runs on the loop once the call has ended, even if the future was
+        cancelled meanwhile (the call itself runs to its end)."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[T] = loop.create_future()
+        self._calls.put((loop, answer, call, then))
+        return answer
+
+    def _serve(self) -> None:
+        while (item := self._calls.get()) is not None:
+            loop, answer, call, then = item
+            try:
+                result = call()
+            except BaseException as exc:  # handed to the caller, as the call's own
+                loop.call_soon_threadsafe(_settle, answer, then, None, exc)
+            else:
+                loop.call_soon_threadsafe(_settle, answer, then, result, None)
+
+    def stop(self) -> None:
+        """End the thread once the calls handed over are done."""
+        self._calls.put(None)
+        self._thread.join()
+
+
+def _nothing() -> None:
+    pass
+
+
+def _settle(
+    answer: asyncio.Future[Any], then: Callable[[], None], result: Any, error: BaseException | None
+) -> None:
+    then()
+    if answer.cancelled():
+        return
+    if error is not None:
+        answer.set_exception(error)
+    else:
+        answer.set_result(result)
+
+
+class SqliteStore(SqlStore):
     """Everything the bot keeps, in one SQLite file. Open with :meth:`open`."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: str, clock: Callable[[], float]) -> None:
-        """Use :meth:`open`; this only wraps a connection that is already set up."""
+    dialect = SQLITE
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        clock: Callable[[], float],
+        *,
+        busy_ms: int = 5_000,
+        writes_on_loop: bool = True,
+    ) -> None:
+        """Use :meth:`open`; this only wraps a connection that is already set up (with no
+        busy timeout of its own: calls on the loop never wait)."""
+        super().__init__(clock)
         self._db = conn
         self._path = path
-        self._clock = clock
+        self._busy_ms = busy_ms
+        self._writes_on_loop = writes_on_loop
         self._lock = asyncio.Lock()
-        self._closed = False
-        self._chats: _RowCache[ChatRow] = _RowCache()
-        self._users: _RowCache[UserRow] = _RowCache()
+        self._thread = _DatabaseThread()
+        self._checkpointer = _Checkpointer(path, busy_ms) if writes_on_loop else None
+        self._catching_up: asyncio.Future[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -246,9 +325,10 @@ class SqliteStore:
     ) -> Opening[SqliteStore]:
         """Open (creating or upgrading) the database at ``path``.
 
-        Sets WAL, ``synchronous`` and a busy timeout of ``busy_timeout`` seconds, then runs
-        the pending migrations. Raises :class:`SchemaTooNewError` for a database from a
-        newer bot. ``clock`` gives Unix time (tests pass a fake one).
+        Sets WAL and ``synchronous``; a call that meets the database locked by another
+        connection waits up to ``busy_timeout`` seconds (on the database's thread). Then
+        runs the pending migrations. Raises :class:`SchemaTooNewError` for a database from
+        a newer bot. ``clock`` gives Unix time (tests pass a fake one).
         """
 
         async def opener() -> SqliteStore:
@@ -266,937 +346,169 @@ class SqliteStore:
     ) -> SqliteStore:
         if synchronous not in ("NORMAL", "FULL"):
             raise ValueError(f"synchronous must be NORMAL or FULL, not {synchronous!r}")
+        busy_ms = int(busy_timeout * 1000)
+        loop = asyncio.get_running_loop()
+        conn = await loop.run_in_executor(None, cls._connect, path, synchronous, busy_ms)
+        return cls(conn, str(path), clock, busy_ms=busy_ms, writes_on_loop=synchronous == "NORMAL")
+
+    @staticmethod
+    def _connect(path: Path, synchronous: Synchronous, busy_ms: int) -> sqlite3.Connection:
         path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path, isolation_level=None)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         try:
-            await conn.execute_fetchall(f"PRAGMA busy_timeout = {int(busy_timeout * 1000):d}")
+            conn.execute(f"PRAGMA busy_timeout = {busy_ms:d}")
             # Refuse a newer schema before changing anything in the file.
-            found = await schema_version(conn)
+            found = schema_version(conn)
             if found > LATEST_VERSION:
                 raise SchemaTooNewError(str(path), found, LATEST_VERSION)
-            mode = list(await conn.execute_fetchall("PRAGMA journal_mode = WAL"))
-            if str(mode[0][0]).lower() != "wal":
-                raise StoreError(f"cannot put {str(path)!r} in WAL mode (got {mode[0][0]!r})")
-            await conn.execute_fetchall(f"PRAGMA synchronous = {synchronous}")
-            await migrate(conn, str(path))
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"cannot put {str(path)!r} in WAL mode (got {mode!r})")
+            conn.execute(f"PRAGMA synchronous = {synchronous}")
+            migrate(conn, str(path))
+            if synchronous == "NORMAL":
+                conn.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's work
+                # a WAL started again from its beginning is cut back to half the size that
+                # calls for a checkpoint: its file's size then tells how much it holds
+                conn.execute(f"PRAGMA journal_size_limit = {CHECKPOINT_BYTES // 2:d}")
+                conn.execute("PRAGMA busy_timeout = 0")  # a call on the loop never waits
         except BaseException:
-            await conn.close()
+            conn.close()
             raise
-        return cls(conn, str(path), clock)
+        return conn
 
     async def close(self) -> None:
-        """Wait for the running write, then close the connection. Idempotent."""
+        """Wait for the running calls, then close the connection. Idempotent."""
         if self._closed:
             return
         async with self._lock:
             if self._closed:
                 return
             self._closed = True
-            with suppress(sqlite3.Error):
-                await self._db.execute_fetchall("PRAGMA optimize")
-            await self._db.close()
+            if self._checkpointer is not None:
+                await self._checkpointer.close()
+            await self._thread.run(self._close, _nothing)
+        self._thread.stop()
 
-    async def __aenter__(self) -> SqliteStore:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
+    def _close(self) -> None:
+        with suppress(sqlite3.Error):
+            self._db.execute("PRAGMA optimize")
+        self._db.close()
 
     @property
     def path(self) -> str:
         """The database file."""
         return self._path
 
+    @property
+    def busy_timeout(self) -> float:
+        """Seconds a call waits for a lock another connection holds."""
+        return self._busy_ms / 1000
+
     async def schema_version(self) -> int:
         """The schema version of the open database."""
-        async with self._lock:
-            return await schema_version(self._db)
+        return int((await self._fetch("PRAGMA user_version"))[0][0])
 
-    # ------------------------------------------------------------------ plumbing
+    # ------------------------------------------------------------------ reaching the database
 
-    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """One read, never interleaved with a write transaction."""
-        async with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            return list(await self._db.execute_fetchall(sql, params))
+    def _on_loop(self) -> bool:
+        """Whether a call may run on the event loop now: nobody uses the connection."""
+        self._check_open()
+        return not self._lock.locked()
 
-    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
-        """Run ``body`` in one ``BEGIN IMMEDIATE … COMMIT`` under the writer lock.
-
-        The transaction runs in its own task: cancelling the caller does not cut it
-        short, so the connection is never left inside a half-finished transaction.
-        """
-        task = asyncio.ensure_future(self._transaction(body))
-        task.add_done_callback(_retrieve)
-        return await asyncio.shield(task)
-
-    async def _transaction(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
-        async with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            db = self._db
-            await db.execute_fetchall("BEGIN IMMEDIATE")
+    async def _fetch(
+        self, sql: str, params: Sequence[Any] = (), *, long: bool = False
+    ) -> list[Any]:
+        """One read (one that may return many rows: on the database's thread)."""
+        if not long and self._on_loop():
             try:
-                result = await body(db)
-                await db.execute_fetchall("COMMIT")
-            except BaseException:
-                with suppress(sqlite3.Error):
-                    await db.execute_fetchall("ROLLBACK")
-                raise
-            return result
+                return self._db.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+        return await self._on_thread(_rows(sql, params))
 
-    async def _write_one(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """One write statement, which SQLite runs (with its triggers) as one atomic
-        transaction of its own: a single round trip to the database thread."""
-        async with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            return list(await self._db.execute_fetchall(sql, params))
-
-    async def _cas_one(
+    async def _write_one(
         self,
         sql: str,
-        params: Sequence[Any],
-        table_id: int,
-        expected: int,
-        wanted: tuple[TableStatus, ...],
-    ) -> Any:
-        """Run a single-statement compare-and-set ``UPDATE … RETURNING``; its first row,
-        or the reason it matched nothing, raised."""
-        async with self._lock:
-            if self._closed:
-                raise StoreError("the store is closed")
-            rows = list(await self._db.execute_fetchall(sql, params))
-            if not rows:
-                raise await self._refusal(self._db, table_id, expected, wanted)
-            return rows[0]
+        params: Sequence[Any] = (),
+        *,
+        told: str | None = None,
+        returning: str | None = None,
+    ) -> list[Any]:
+        """One write statement, which SQLite runs (with its triggers) as one atomic
+        transaction of its own. (No other process is told of a row: there is none.)"""
+        if returning is not None:
+            sql = f"{sql} RETURNING {returning}"
+        if self._writes_on_loop and self._on_loop():
+            try:
+                rows = self._db.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+            else:
+                self._wrote()
+                return rows
+        rows = await self._on_thread(_rows(sql, params))
+        self._wrote()
+        return rows
 
-    @staticmethod
-    async def _refusal(
-        db: aiosqlite.Connection, table_id: int, expected: int, wanted: tuple[TableStatus, ...]
-    ) -> StoreError:
-        """Why a compare-and-set update matched no row."""
-        rows = list(
-            await db.execute_fetchall(
-                "SELECT version, status FROM tables WHERE table_id = ?", (table_id,)
-            )
-        )
-        if not rows:
-            return TableNotFoundError(table_id)
-        version, status = rows[0]
-        if version != expected:
-            return StaleVersionError(table_id, expected, version)
-        return WrongStatusError(table_id, status, tuple(s.value for s in wanted))
+    async def _write(self, body: Callable[[], Body[T]], *, long: bool = False) -> T:
+        """Run the body in one ``BEGIN IMMEDIATE … COMMIT``: on the loop if it is short and
+        commits need no disk, else on the database's thread, in one hop."""
+        if self._writes_on_loop and not long and self._on_loop():
+            try:
+                result = _transaction(self._db, body())
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc) or self._db.in_transaction:
+                    raise
+            else:
+                self._wrote()
+                return result
+        result = await self._on_thread(lambda conn: _transaction(conn, body()))
+        self._wrote()
+        return result
 
-    # ------------------------------------------------------------------ chats and users
-
-    async def get_chat(self, chat_id: int) -> ChatRow | None:
-        """The chat's settings, or None if the bot never saved any."""
-        found, row = self._chats.get(chat_id)
-        if found:
-            return row
-        generation = self._chats.generation
-        rows = await self._fetch(
-            "SELECT chat_id, language, default_rules, thread_id FROM chats WHERE chat_id = ?",
-            (chat_id,),
-        )
-        row = ChatRow(*rows[0]) if rows else None
-        self._chats.put(chat_id, row, generation)
-        return row
-
-    async def save_chat(self, chat: ChatRow) -> None:
-        """Insert or replace the chat's settings."""
-        await self._write_one(
-            "INSERT INTO chats (chat_id, language, default_rules, thread_id, updated_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET "
-            "language = excluded.language, default_rules = excluded.default_rules, "
-            "thread_id = excluded.thread_id, updated_at = excluded.updated_at",
-            (chat.chat_id, chat.language, chat.default_rules, chat.thread_id, self._clock()),
-        )
-        self._chats.wrote(chat.chat_id, chat)
-
-    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
-        """Move everything of a group to its new id (a group upgraded to a supergroup).
-
-        Tables, games and history follow; tallies are added to any the new id already
-        has; the new id's own settings win over the old ones. One transaction.
-        """
-        if old_chat_id == new_chat_id:
+    def _wrote(self) -> None:
+        if self._checkpointer is None or not self._checkpointer.wrote() or self._catching_up:
             return
-        now = self._clock()
-        old, new = old_chat_id, new_chat_id
+        self._catching_up = asyncio.ensure_future(self._catch_up())
 
-        async def body(db: aiosqlite.Connection) -> None:
-            await db.execute_fetchall(
-                "INSERT INTO chats (chat_id, language, default_rules, thread_id, updated_at) "
-                "SELECT ?, language, default_rules, thread_id, ? FROM chats WHERE chat_id = ? "
-                "ON CONFLICT (chat_id) DO UPDATE SET "
-                "language = coalesce(chats.language, excluded.language), "
-                "default_rules = coalesce(chats.default_rules, excluded.default_rules), "
-                "thread_id = coalesce(chats.thread_id, excluded.thread_id), "
-                "updated_at = excluded.updated_at",
-                (new, now, old),
-            )
-            await db.execute_fetchall("DELETE FROM chats WHERE chat_id = ?", (old,))
-            # the old group's messages stay there: a table is drawn anew in the supergroup
-            await db.execute_fetchall(
-                "UPDATE tables SET chat_id = ?, group_message_id = NULL, thread_id = NULL "
-                "WHERE chat_id = ?",
-                (new, old),
-            )
-            for table in ("games", "game_players"):
-                await db.execute_fetchall(
-                    f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old)
-                )
-            await db.execute_fetchall(
-                "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
-                "draws, points, last_played) "
-                "SELECT ?, player, user_id, name, games, durak, pogony, draws, points, "
-                "last_played FROM tallies WHERE chat_id = ? "
-                "ON CONFLICT (chat_id, player) DO UPDATE SET "
-                "games = tallies.games + excluded.games, "
-                "durak = tallies.durak + excluded.durak, "
-                "pogony = tallies.pogony + excluded.pogony, "
-                "draws = tallies.draws + excluded.draws, "
-                "points = tallies.points + excluded.points, "
-                "last_played = max(coalesce(tallies.last_played, excluded.last_played), "
-                "coalesce(excluded.last_played, tallies.last_played))",
-                (new, old),
-            )
-            await db.execute_fetchall("DELETE FROM tallies WHERE chat_id = ?", (old,))
-            # the group's ratings follow its games: rated again under the new id, in order
-            await db.execute_fetchall("DELETE FROM ratings WHERE scope = ?", (old,))
-            await db.execute_fetchall("DELETE FROM rating_history WHERE scope = ?", (old,))
-            await ratings.rebuild(db, chat_id=new)
-
+    async def _catch_up(self) -> None:
+        """Checkpoint the WAL on the database's thread, under the lock: the writes wait
+        for it (the loop does not), and it copies every frame."""
         try:
-            await self._write(body)
+            await self._on_thread(_rows("PRAGMA wal_checkpoint(PASSIVE)", ()))
+        except StoreError:
+            pass  # closed meanwhile: closing checkpoints the WAL
+        except sqlite3.Error as exc:
+            log.warning("the WAL could not be checkpointed: %s", exc)
         finally:
-            self._chats.drop(old)
-            self._chats.drop(new)
+            self._catching_up = None
 
-    async def leave_topic(self, chat_id: int, thread_id: int) -> None:
-        """Move the tables of a deleted forum topic to the group's general chat, for good:
-        their messages there are gone with the topic (bookkeeping, not versioned)."""
-        await self._write_one(
-            "UPDATE tables SET thread_id = NULL, group_message_id = NULL, updated_at = ? "
-            "WHERE chat_id = ? AND thread_id = ?",
-            (self._clock(), chat_id, thread_id),
-        )
-
-    async def get_user(self, user_id: int, *, fresh: bool = False) -> UserRow | None:
-        """The user, or None if never seen; ``fresh``: read from the database."""
-        found, row = self._users.get(user_id)
-        if found and not fresh:
-            return row
-        generation = self._users.generation
-        rows = await self._fetch(
-            "SELECT user_id, name, language, can_message FROM users WHERE user_id = ?",
-            (user_id,),
-        )
-        row = UserRow(rows[0][0], rows[0][1], rows[0][2], bool(rows[0][3])) if rows else None
-        self._users.put(user_id, row, generation)
-        return row
-
-    async def get_users(self, user_ids: Iterable[int]) -> dict[int, UserRow]:
-        """The known users among ``user_ids``, by id."""
-        ids = sorted(set(user_ids))
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = await self._fetch(
-            f"SELECT user_id, name, language, can_message FROM users WHERE user_id IN ({marks})",
-            ids,
-        )
-        return {r[0]: UserRow(r[0], r[1], r[2], bool(r[3])) for r in rows}
-
-    async def save_user(self, user: UserRow, *, keep_can_message: bool = False) -> UserRow:
-        """Insert or replace the user; the row as stored. ``keep_can_message``: a known
-        user's ``can_message`` is left as it is."""
-        can = "users.can_message" if keep_can_message else "excluded.can_message"
-        rows = await self._write_one(
-            "INSERT INTO users (user_id, name, language, can_message, updated_at) "
-            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET "
-            "name = excluded.name, language = excluded.language, "
-            f"can_message = {can}, updated_at = excluded.updated_at "
-            "RETURNING can_message",
-            (user.user_id, user.name, user.language, int(user.can_message), self._clock()),
-        )
-        stored = replace(user, can_message=bool(rows[0][0])) if rows else user
-        self._users.wrote(user.user_id, stored)
-        return stored
-
-    async def set_can_message(self, user_id: int, can_message: bool) -> None:
-        """Record whether the bot may message the user (e.g. after /start, or a 403)."""
+    async def _on_thread(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``call`` on the database's thread, under the lock, waiting up to the busy
+        timeout for a lock another connection holds. The lock is let go when the call has
+        ended on the thread, not when its caller stops waiting: a cancelled caller does not
+        cut the call short, nor lets another use the connection meanwhile, and
+        :meth:`close` (which takes the lock) waits for it."""
+        self._check_open()
+        await self._lock.acquire()
         try:
-            rows = await self._write_one(
-                "UPDATE users SET can_message = ?, updated_at = ? "
-                "WHERE user_id = ? RETURNING user_id",
-                (int(can_message), self._clock(), user_id),
-            )
+            self._check_open()
+        except BaseException:
+            self._lock.release()
+            raise
+        return await self._thread.run(lambda: self._patiently(call), self._lock.release)
+
+    def _patiently(self, call: Callable[[sqlite3.Connection], T]) -> T:
+        """Under FULL the connection always waits (only reads, which a lock never holds
+        up in WAL mode, run on the loop); under NORMAL only while on the thread."""
+        conn = self._db
+        if not self._writes_on_loop:
+            return call(conn)
+        conn.execute(f"PRAGMA busy_timeout = {self._busy_ms:d}")
+        try:
+            return call(conn)
         finally:
-            self._users.drop(user_id)
-        if not rows:
-            raise StoreError(f"user {user_id} is unknown; save_user first")
-
-    # ------------------------------------------------------------------ tables
-
-    async def create_table(
-        self,
-        chat_id: int,
-        *,
-        rules: str,
-        thread_id: int | None = None,
-        creator_id: int | None = None,
-        seats: Sequence[Seat] = (),
-    ) -> TableRow:
-        """Open a lobby (version 0) and return it with its new id."""
-        now = self._clock()
-        rows = await self._write_one(
-            "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
-            "created_at, updated_at) VALUES (?, ?, 'lobby', ?, ?, ?, ?, ?) "
-            f"RETURNING {_TABLE_COLUMNS}",
-            (chat_id, thread_id, creator_id, seats_to_json(seats), rules, now, now),
-        )
-        return _table_row(rows[0])
-
-    async def get_table(self, table_id: int) -> TableRow | None:
-        """The table, or None."""
-        rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?", (table_id,)
-        )
-        return _table_row(rows[0]) if rows else None
-
-    async def table_chat(self, table_id: int) -> int | None:
-        """The chat of a table (None: no such table), read alone."""
-        rows = await self._fetch("SELECT chat_id FROM tables WHERE table_id = ?", (table_id,))
-        return int(rows[0][0]) if rows else None
-
-    async def playing_tables_of(self, user_id: int) -> list[tuple[int, int]]:
-        """(table id, chat id) of every table where ``user_id`` is seated at a running game,
-        by table id."""
-        rows = await self._fetch(
-            "SELECT table_id, chat_id FROM tables WHERE status = 'playing' AND seats LIKE ? "
-            "ORDER BY table_id",
-            (f'%"user_id":{int(user_id)},%',),
-        )
-        return [(int(r[0]), int(r[1])) for r in rows]
-
-    async def running_tables(self, shards: Collection[int] | None = None) -> list[TableRow]:
-        """Every table with a game in progress (in ``shards`` only, if given), by id: what
-        start-up loads."""
-        where = ""
-        params: tuple[int, ...] = ()
-        if shards is not None:
-            wanted = sorted(set(shards))
-            marks = ",".join("?" * len(wanted))
-            where = f" AND {shard_sql('chat_id')} IN ({marks})" if wanted else " AND 0"
-            params = tuple(wanted)
-        rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE status = 'playing'{where} "
-            "ORDER BY table_id",
-            params,
-        )
-        return [_table_row(r) for r in rows]
-
-    async def chat_tables(
-        self,
-        chat_id: int,
-        statuses: Iterable[TableStatus] = (TableStatus.LOBBY, TableStatus.PLAYING),
-    ) -> list[TableRow]:
-        """The chat's tables in the given statuses (default: open lobbies and games), by id."""
-        wanted = [TableStatus(s).value for s in statuses]
-        if not wanted:
-            return []
-        marks = ",".join("?" * len(wanted))
-        rows = await self._fetch(
-            f"SELECT {_TABLE_COLUMNS} FROM tables WHERE chat_id = ? AND status IN ({marks}) "
-            "ORDER BY table_id",
-            (chat_id, *wanted),
-        )
-        return [_table_row(r) for r in rows]
-
-    async def latest_table(self, chat_id: int, thread_id: int | None) -> int | None:
-        """The id of the chat's (or topic's) newest table, whatever its status."""
-        rows = await self._fetch(
-            "SELECT max(table_id) FROM tables WHERE chat_id = ? AND thread_id IS ?",
-            (chat_id, thread_id),
-        )
-        return int(rows[0][0]) if rows and rows[0][0] is not None else None
-
-    async def update_lobby(
-        self,
-        table_id: int,
-        expected_version: int,
-        *,
-        seats: Sequence[Seat] | Unset = UNSET,
-        rules: str | Unset = UNSET,
-        thread_id: int | Unset | None = UNSET,
-        creator_id: int | Unset | None = UNSET,
-        reopen: bool = False,
-    ) -> int:
-        """Change a lobby's (or a finished table's) seats, rules or creator, compare-and-set;
-        ``reopen`` turns a finished table back into a lobby (a rematch).
-
-        Returns the new version; raises :class:`StaleVersionError` if the table is not
-        at ``expected_version``.
-        """
-        sets = ["version = version + 1", "updated_at = ?"]
-        params: list[Any] = [self._clock()]
-        if not isinstance(seats, Unset):
-            sets.append("seats = ?")
-            params.append(seats_to_json(seats))
-        if not isinstance(rules, Unset):
-            sets.append("rules = ?")
-            params.append(rules)
-        if not isinstance(thread_id, Unset):
-            sets.append("thread_id = ?")
-            params.append(thread_id)
-        if not isinstance(creator_id, Unset):
-            sets.append("creator_id = ?")
-            params.append(creator_id)
-        if reopen:
-            # a rematch: a lobby again, drawn in a new message below the last game's end
-            sets += ["status = 'lobby'", "group_message_id = NULL", "hand_message_ids = '[]'"]
-        row = await self._cas_one(
-            f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ? AND version = ? "
-            "AND status IN ('lobby', 'finished') RETURNING version",
-            (*params, table_id, expected_version),
-            table_id,
-            expected_version,
-            (TableStatus.LOBBY, TableStatus.FINISHED),
-        )
-        return int(row[0])
-
-    async def start_game(
-        self,
-        table_id: int,
-        expected_version: int,
-        *,
-        seed: int,
-        game: str,
-        deadline: float | None = None,
-        update_id: int | None = None,
-    ) -> TableRow:
-        """Start the table's next game from a lobby or a finished table, compare-and-set.
-
-        Records the game (its seed, rules and seats, so that it can be replayed) and
-        returns the table, now ``playing`` with ``game_no`` one higher and no moves.
-        ``update_id``: the update it handles, done in the same transaction.
-        """
-        now = self._clock()
-        wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
-
-        async def body(db: aiosqlite.Connection) -> TableRow:
-            rows = list(
-                await db.execute_fetchall(
-                    "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = ?, "
-                    "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ?, "
-                    "last_update = ? "
-                    "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'finished') "
-                    f"RETURNING {_TABLE_COLUMNS}",
-                    (seed, game, deadline, now, update_id, table_id, expected_version),
-                )
-            )
-            if not rows:
-                raise await self._refusal(db, table_id, expected_version, wanted)
-            table = _table_row(rows[0])
-            await db.execute_fetchall(
-                "INSERT INTO games (table_id, game_no, chat_id, seed, rules, seats, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    table_id,
-                    table.game_no,
-                    table.chat_id,
-                    seed,
-                    table.rules,
-                    seats_to_json(table.seats),
-                    now,
-                ),
-            )
-            return table
-
-        return await self._write(body)
-
-    async def save_action(
-        self,
-        table_id: int,
-        expected_version: int,
-        *,
-        game: str,
-        action: str,
-        seat: int | None,
-        deadline: float | None = None,
-        outcome: Outcome | None = None,
-        update_id: int | None = None,
-    ) -> Saved:
-        """Save one applied action: the new state and its log line, in one transaction.
-
-        Compare-and-set: the table must be ``playing`` at ``expected_version``, else
-        nothing is written and :class:`StaleVersionError` (or :class:`WrongStatusError`,
-        :class:`TableNotFoundError`) is raised. ``deadline`` replaces the table's timer.
-        With an ``outcome`` the game ends in the same transaction: the table becomes
-        ``finished``, the game's result and final state are kept, and every seat's series
-        tally is counted — so a finished game is never without its tally, nor counted
-        twice. ``update_id``: the update the action comes from, done in the same
-        transaction (the ``inbox_done`` trigger), so that it is never applied twice.
-        """
-        now = self._clock()
-        wanted = (TableStatus.PLAYING,)
-        if outcome is None:
-            # The hot path: one statement; the log_action trigger appends the log line.
-            row = await self._cas_one(
-                "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
-                "last_seat = ?, last_action = ?, deadline = ?, updated_at = ?, last_update = ? "
-                "WHERE table_id = ? AND version = ? AND status = 'playing' "
-                "RETURNING version, moves",
-                (game, seat, action, deadline, now, update_id, table_id, expected_version),
-                table_id,
-                expected_version,
-                wanted,
-            )
-            return Saved(row[0], row[1])
-
-        done = outcome
-
-        async def finish(db: aiosqlite.Connection) -> Saved:
-            rows = list(
-                await db.execute_fetchall(
-                    "UPDATE tables SET game = ?, version = version + 1, moves = moves + 1, "
-                    "last_seat = ?, last_action = ?, status = 'finished', deadline = NULL, "
-                    "updated_at = ?, last_update = ? "
-                    "WHERE table_id = ? AND version = ? AND status = 'playing' "
-                    "RETURNING version, moves, game_no, chat_id, seats",
-                    (game, seat, action, now, update_id, table_id, expected_version),
-                )
-            )
-            if not rows:
-                raise await self._refusal(db, table_id, expected_version, wanted)
-            version, seq, game_no, chat_id, seats_json = rows[0]
-            await self._count_result(
-                db, table_id, game_no, chat_id, seats_from_json(seats_json), done, game, now
-            )
-            return Saved(version, seq)
-
-        return await self._write(finish)
-
-    @staticmethod
-    async def _count_result(
-        db: aiosqlite.Connection,
-        table_id: int,
-        game_no: int,
-        chat_id: int,
-        seats: tuple[Seat, ...],
-        outcome: Outcome,
-        final_game: str,
-        now: float,
-    ) -> None:
-        """Inside a finishing transaction: keep the result, each seat's line of history,
-        and add the game to each seat's series tally."""
-        _check_outcome(outcome, len(seats))
-        await db.execute_fetchall(
-            "UPDATE games SET finished_at = ?, outcome = ?, final_game = ? "
-            "WHERE table_id = ? AND game_no = ?",
-            (now, outcome.to_json(), final_game, table_id, game_no),
-        )
-        lines = []
-        for i, s in enumerate(seats):
-            lost = i in outcome.durak_seats
-            counts = (int(lost), int(lost and outcome.pogony), int(outcome.draw), outcome.points[i])
-            lines.append((i, s, counts))
-        await db.executemany(
-            "INSERT INTO game_players (table_id, game_no, seat, chat_id, player, user_id, "
-            "players, durak, pogony, draw, points, finished_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (table_id, game_no, i, chat_id, s.player, s.user_id, len(seats), *counts, now)
-                for i, s, counts in lines
-            ],
-        )
-        await db.executemany(
-            "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
-            "draws, points, last_played) VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (chat_id, player) DO UPDATE SET "
-            "user_id = excluded.user_id, name = excluded.name, games = games + 1, "
-            "durak = durak + excluded.durak, pogony = pogony + excluded.pogony, "
-            "draws = draws + excluded.draws, points = points + excluded.points, "
-            # never back in time, whatever order two ending games are written in
-            "last_played = max(coalesce(last_played, excluded.last_played), "
-            "excluded.last_played)",
-            [(chat_id, s.player, s.user_id, s.name, *counts, now) for _, s, counts in lines],
-        )
-        # The ratings move in the same transaction. A failure there must not cost the game
-        # its result: the rating is rolled back alone, and --rebuild puts it right.
-        await db.execute_fetchall("SAVEPOINT rating")
-        try:
-            await ratings.rate_game(db, table_id, game_no)
-        except Exception:
-            log.exception("table %s: game %s could not be rated", table_id, game_no)
-            await db.execute_fetchall("ROLLBACK TO rating")
-        await db.execute_fetchall("RELEASE rating")
-
-    async def cancel_table(self, table_id: int, expected_version: int) -> int:
-        """Close a lobby or stop a running game without a result; compare-and-set.
-
-        No tally is counted. Returns the new version.
-        """
-        now = self._clock()
-        wanted = (TableStatus.LOBBY, TableStatus.PLAYING)
-
-        async def body(db: aiosqlite.Connection) -> int:
-            rows = list(
-                await db.execute_fetchall(
-                    "UPDATE tables SET status = 'cancelled', version = version + 1, "
-                    "deadline = NULL, updated_at = ? "
-                    "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'playing') "
-                    "RETURNING version, game_no, game",
-                    (now, table_id, expected_version),
-                )
-            )
-            if not rows:
-                raise await self._refusal(db, table_id, expected_version, wanted)
-            version, game_no, game = rows[0]
-            await db.execute_fetchall(
-                "UPDATE games SET finished_at = ?, final_game = ? "
-                "WHERE table_id = ? AND game_no = ? AND finished_at IS NULL",
-                (now, game, table_id, game_no),
-            )
-            return int(version)
-
-        return await self._write(body)
-
-    async def set_messages(
-        self,
-        table_id: int,
-        *,
-        group_message_id: int | Unset | None = UNSET,
-        hand_message_ids: Sequence[int | None] | Unset = UNSET,
-    ) -> None:
-        """Record the table's group message and the hand message of each seat.
-
-        Not versioned: message ids are bookkeeping, not game state.
-        """
-        sets = ["updated_at = ?"]
-        params: list[Any] = [self._clock()]
-        if not isinstance(group_message_id, Unset):
-            sets.append("group_message_id = ?")
-            params.append(group_message_id)
-        if not isinstance(hand_message_ids, Unset):
-            sets.append("hand_message_ids = ?")
-            params.append(json.dumps(list(hand_message_ids)))
-        await self._update_unversioned(table_id, sets, params)
-
-    async def set_deadline(self, table_id: int, deadline: float | None) -> None:
-        """Set (or clear, with None) the table's timer. Not versioned."""
-        await self._update_unversioned(
-            table_id, ["deadline = ?", "updated_at = ?"], [deadline, self._clock()]
-        )
-
-    async def _update_unversioned(self, table_id: int, sets: list[str], params: list[Any]) -> None:
-        rows = await self._write_one(
-            f"UPDATE tables SET {', '.join(sets)} WHERE table_id = ? RETURNING table_id",
-            (*params, table_id),
-        )
-        if not rows:
-            raise TableNotFoundError(table_id)
-
-    async def purge_stale_lobbies(self, max_age: float = DAY) -> list[TableRow]:
-        """Remove lobbies opened more than ``max_age`` seconds ago and never started (a
-        rematch lobby left that long is closed, its table finished again).
-
-        Returns the removed tables (so their lobby messages can be edited).
-        """
-        cutoff = self._clock() - max_age
-
-        async def body(db: aiosqlite.Connection) -> list[Any]:
-            removed = list(
-                await db.execute_fetchall(
-                    "DELETE FROM tables WHERE status = 'lobby' AND game_no = 0 "
-                    f"AND created_at < ? RETURNING {_TABLE_COLUMNS}",
-                    (cutoff,),
-                )
-            )
-            # a rematch lobby nobody started: the table keeps its games, finished again
-            closed = await db.execute_fetchall(
-                "UPDATE tables SET status = 'finished', version = version + 1 "
-                "WHERE status = 'lobby' AND game_no > 0 AND updated_at < ? "
-                f"RETURNING {_TABLE_COLUMNS}",
-                (cutoff,),
-            )
-            return [*removed, *closed]
-
-        rows = await self._write(body)
-        return sorted((_table_row(r) for r in rows), key=lambda t: t.table_id)
-
-    # ------------------------------------------------------------------ games and history
-
-    async def game_log(self, table_id: int, game_no: int) -> list[ActionRow]:
-        """The game's actions in order (sequence 1, 2, ...)."""
-        rows = await self._fetch(
-            "SELECT table_id, game_no, seq, seat, action, at FROM actions "
-            "WHERE table_id = ? AND game_no = ? ORDER BY seq",
-            (table_id, game_no),
-        )
-        return [ActionRow(*r) for r in rows]
-
-    async def game_record(self, table_id: int, game_no: int) -> GameRecord | None:
-        """One game of a table: seed, rules, seats and (once over) outcome and final state."""
-        rows = await self._fetch(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE table_id = ? AND game_no = ?",
-            (table_id, game_no),
-        )
-        return _game_record(rows[0]) if rows else None
-
-    async def chat_games(self, chat_id: int, *, finished_only: bool = True) -> list[GameRecord]:
-        """The chat's games (by default only those with a result), oldest first."""
-        where = " AND outcome IS NOT NULL" if finished_only else ""
-        rows = await self._fetch(
-            f"SELECT {_GAME_COLUMNS} FROM games WHERE chat_id = ?{where} "
-            "ORDER BY started_at, table_id, game_no",
-            (chat_id,),
-        )
-        return [_game_record(r) for r in rows]
-
-    async def chat_stats(self, chat_id: int, by: StatsOrder = "points") -> list[TallyRow]:
-        """The chat's series, one row per player, sorted ``by`` points (most first),
-        durak (most first), games or recent play."""
-        order = _STATS_ORDER[by]
-        rows = await self._fetch(
-            f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
-            f"ON u.user_id = t.user_id WHERE t.chat_id = ? ORDER BY {order}",
-            (chat_id,),
-        )
-        return [_tally_row(r) for r in rows]
-
-    async def player_tallies(self, user_id: int) -> list[TallyRow]:
-        """The user's series in every chat, most recently played first."""
-        rows = await self._fetch(
-            f"SELECT {_TALLY_COLUMNS} FROM tallies AS t LEFT JOIN users AS u "
-            "ON u.user_id = t.user_id WHERE t.player = ? "
-            "ORDER BY t.last_played DESC, t.chat_id",
-            (f"u:{user_id}",),
-        )
-        return [_tally_row(r) for r in rows]
-
-    async def player_history(self, user_id: int, limit: int = 20) -> list[PlayerGame]:
-        """The user's last ``limit`` finished games across all chats, newest first."""
-        rows = await self._fetch(
-            "SELECT chat_id, table_id, game_no, seat, players, durak, pogony, draw, points, "
-            "finished_at FROM game_players WHERE user_id = ? "
-            "ORDER BY finished_at DESC, table_id DESC, game_no DESC LIMIT ?",
-            (user_id, limit),
-        )
-        return [
-            PlayerGame(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), bool(r[7]), r[8], r[9])
-            for r in rows
-        ]
-
-    # ------------------------------------------------------------------ ratings
-
-    async def ratings_of(self, scope: int, user_ids: Iterable[int]) -> dict[int, RatingRow]:
-        """The ratings of these users in one scope (a group's chat id, 0 overall, 1
-        against the computer), by user id; users with no counted game there are missing."""
-        ids = sorted(set(user_ids))
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = await self._fetch(
-            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
-            f"ON u.user_id = r.user_id WHERE r.scope = ? AND r.user_id IN ({marks})",
-            (scope, *ids),
-        )
-        return {row.user_id: row for row in map(_rating_row, rows)}
-
-    async def rating_board(self, scope: int, limit: int = 10) -> list[RatingRow]:
-        """The best ``limit`` ratings of a scope, best first."""
-        rows = await self._fetch(
-            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
-            f"ON u.user_id = r.user_id WHERE r.scope = ? ORDER BY {_BOARD_ORDER} LIMIT ?",
-            (scope, limit),
-        )
-        return [_rating_row(r) for r in rows]
-
-    async def rating_place(self, scope: int, user_id: int) -> int | None:
-        """A user's place on a scope's board (1 is the best), or None if he has no rating
-        there."""
-        rows = await self._fetch(
-            "SELECT 1 + (SELECT count(*) FROM ratings AS o WHERE o.scope = r.scope AND ("
-            "(o.mu - 3 * o.sigma) > (r.mu - 3 * r.sigma) OR ((o.mu - 3 * o.sigma) = "
-            "(r.mu - 3 * r.sigma) AND (o.games > r.games OR (o.games = r.games AND "
-            "o.user_id < r.user_id))))) FROM ratings AS r WHERE r.scope = ? AND r.user_id = ?",
-            (scope, user_id),
-        )
-        return int(rows[0][0]) if rows else None
-
-    async def player_ratings(self, user_id: int) -> list[RatingRow]:
-        """A user's ratings in every scope, most recently moved first."""
-        rows = await self._fetch(
-            f"SELECT {_RATING_COLUMNS} FROM ratings AS r LEFT JOIN users AS u "
-            "ON u.user_id = r.user_id WHERE r.user_id = ? ORDER BY r.updated_at DESC, r.scope",
-            (user_id,),
-        )
-        return [_rating_row(r) for r in rows]
-
-    async def rating_history(self, user_id: int, scopes: Iterable[int]) -> list[RatingPoint]:
-        """A user's rating after each of his counted games in these scopes, in the order
-        the games were rated."""
-        wanted = sorted(set(scopes))
-        if not wanted:
-            return []
-        marks = ",".join("?" * len(wanted))
-        rows = await self._fetch(
-            "SELECT scope, seq, at, mu, sigma FROM rating_history "
-            f"WHERE user_id = ? AND scope IN ({marks}) ORDER BY seq, scope",
-            (user_id, *wanted),
-        )
-        return [RatingPoint(*r) for r in rows]
-
-    async def partners(self, user_id: int) -> list[PartnerRow]:
-        """The players who sat on a user's team in his counted team games (overall and
-        against the computer), with the games they played together and won, most games
-        first."""
-        rows = await self._fetch(
-            "SELECT b.user_id, coalesce(u.name, (SELECT name FROM ratings AS r "
-            "WHERE r.user_id = b.user_id ORDER BY r.updated_at DESC LIMIT 1), '?'), "
-            "count(*), sum(1 - a.lost) FROM rating_history AS a JOIN rating_history AS b "
-            "ON b.table_id = a.table_id AND b.game_no = a.game_no AND b.scope = a.scope "
-            "AND b.side = a.side AND b.user_id != a.user_id "
-            "LEFT JOIN users AS u ON u.user_id = b.user_id "
-            "WHERE a.user_id = ? AND a.scope IN (?, ?) AND a.side IS NOT NULL "
-            "GROUP BY b.user_id ORDER BY count(*) DESC, b.user_id",
-            (user_id, OVERALL, VS_COMPUTER),
-        )
-        return [PartnerRow(int(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows]
-
-    async def rebuild_ratings(self) -> tuple[int, int]:
-        """Forget every rating and rate every finished game again, in the order they were
-        rated (one transaction); (games that counted, games finished)."""
-
-        async def body(db: aiosqlite.Connection) -> tuple[int, int]:
-            return await ratings.rebuild(db)
-
-        return await self._write(body)
-
-    # ------------------------------------------------------------------ the coach
-
-    async def get_review(self, table_id: int, game_no: int, user_id: int) -> str | None:
-        """The coach's review of game ``game_no`` of ``table_id`` for ``user_id``, if made."""
-        rows = await self._fetch(
-            "SELECT review FROM reviews WHERE table_id = ? AND game_no = ? AND user_id = ?",
-            (table_id, game_no, user_id),
-        )
-        return str(rows[0][0]) if rows else None
-
-    async def save_review(
-        self, table_id: int, game_no: int, user_id: int, seat: int, review: str
-    ) -> None:
-        """Keep a review; a second one for the same game and viewer is ignored (the
-        analysis is deterministic, so both say the same)."""
-        await self._write_one(
-            "INSERT OR IGNORE INTO reviews (table_id, game_no, user_id, seat, review, "
-            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            (table_id, game_no, user_id, seat, review, self._clock()),
-        )
-
-    # ------------------------------------------------------------------ the bot itself
-
-    async def get_state(self, key: str) -> str | None:
-        """The value kept under ``key``, or None."""
-        rows = await self._fetch("SELECT value FROM bot_state WHERE key = ?", (key,))
-        return str(rows[0][0]) if rows else None
-
-    async def set_state(self, key: str, value: str) -> None:
-        """Keep ``value`` under ``key``, replacing what was kept there."""
-        await self._write_one(
-            "INSERT INTO bot_state (key, value, updated_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
-            "updated_at = excluded.updated_at",
-            (key, value, self._clock()),
-        )
-
-    # ------------------------------------------------------------------ the inbox
-
-    async def keep_updates(self, updates: Sequence[KeptUpdate]) -> list[int]:
-        """Keep the updates of one batch in one statement (so one transaction); the ids
-        that were not kept already, in order."""
-        if not updates:
-            return []
-        now = self._clock()
-        marks = ", ".join("(?, ?, ?, ?)" for _ in updates)
-        params = [value for u in updates for value in (u.update_id, u.body, now, u.shard)]
-        rows = await self._write_one(
-            f"INSERT INTO inbox (update_id, body, received_at, shard) VALUES {marks} "
-            "ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
-            params,
-        )
-        return sorted(int(r[0]) for r in rows)
-
-    async def pending_updates(self, shards: Collection[int] | None = None) -> list[KeptUpdate]:
-        """The kept updates not done yet (of ``shards`` only, if given), by update id."""
-        where = ""
-        params: tuple[int, ...] = ()
-        if shards is not None:
-            wanted = sorted(set(shards))
-            where = f" AND shard IN ({','.join('?' * len(wanted))})" if wanted else " AND 0"
-            params = tuple(wanted)
-        rows = await self._fetch(
-            f"SELECT update_id, body, shard FROM inbox WHERE done_at IS NULL{where} "
-            "ORDER BY update_id",
-            params,
-        )
-        return [KeptUpdate(int(r[0]), str(r[1]), int(r[2])) for r in rows]
-
-    async def earlier_private_update(self, user_id: int, update_id: int) -> bool:
-        """Whether an update of the user's private chat older than ``update_id`` is kept
-        and not done yet."""
-        rows = await self._fetch(
-            "SELECT 1 FROM inbox WHERE done_at IS NULL AND update_id > 0 AND update_id < ? "
-            "AND coalesce(json_extract(body, '$.message.chat.id'), "
-            "json_extract(body, '$.my_chat_member.chat.id')) = ? LIMIT 1",
-            (update_id, user_id),
-        )
-        return bool(rows)
-
-    async def forward_update(self, update_id: int, shard: int) -> bool:
-        """Hand a kept update not done yet to another shard; whether it was."""
-        rows = await self._write_one(
-            "UPDATE inbox SET shard = ? WHERE update_id = ? AND done_at IS NULL "
-            "RETURNING update_id",
-            (shard, update_id),
-        )
-        return bool(rows)
-
-    async def finish_update(self, update_id: int) -> None:
-        """Mark an update done (if it is kept and not done already)."""
-        await self._write_one(
-            "UPDATE inbox SET done_at = ? WHERE update_id = ? AND done_at IS NULL",
-            (self._clock(), update_id),
-        )
-
-    async def prune_updates(self, max_age: float = DAY) -> int:
-        """Delete the updates done more than ``max_age`` seconds ago; how many."""
-        rows = await self._write_one(
-            "DELETE FROM inbox WHERE done_at < ? RETURNING update_id", (self._clock() - max_age,)
-        )
-        return len(rows)
-
-
-def _check_outcome(outcome: Outcome, players: int) -> None:
-    if len(outcome.points) != players:
-        raise ValueError(f"outcome has {len(outcome.points)} points for {players} seats")
-    if any(not 0 <= s < players for s in outcome.durak_seats):
-        raise ValueError(f"durak seats {outcome.durak_seats} out of range for {players} seats")
-    if outcome.draw and outcome.durak_seats:
-        raise ValueError("a draw has no durak")
-
-
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark a shielded transaction's exception as seen if its caller was cancelled."""
-    if not task.cancelled():
-        task.exception()
+            conn.execute("PRAGMA busy_timeout = 0")

@@ -8,7 +8,6 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-import aiosqlite
 import pytest
 from store_helpers import ALICE, BORIS
 
@@ -23,8 +22,8 @@ from bot.store import (
     Store,
     TableStatus,
 )
-from bot.store.migrations import migrate, schema_version
 from bot.store.models import seats_to_json
+from bot.store.sqlite import migrate, schema_version
 from engine import Game, IllegalAction, Rules, action_from_dict
 from engine.actions import Action
 
@@ -171,11 +170,12 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
 
 async def build(path: Path, version: int) -> None:
     """A database file at schema ``version``, holding that version's sample data."""
-    async with aiosqlite.connect(path, isolation_level=None) as conn:
-        assert await migrate(conn, str(path), target=version) == version
-    with sqlite3.connect(path, isolation_level=None) as db:
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert migrate(db, str(path), target=version) == version
         SEEDERS[version](db)
-    db.close()
+    finally:
+        db.close()
 
 
 def schema_of(path: Path) -> dict[str, object]:
@@ -366,14 +366,17 @@ async def test_a_failing_migration_leaves_the_old_version_whole(tmp_path: Path) 
     assert "last_played" not in tally_columns
 
 
-async def test_migrate_refuses_an_unknown_target(tmp_path: Path) -> None:
+def test_migrate_refuses_an_unknown_target(tmp_path: Path) -> None:
     path = tmp_path / "x.sqlite3"
-    async with aiosqlite.connect(path, isolation_level=None) as conn:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
         with pytest.raises(ValueError, match="no schema version"):
-            await migrate(conn, str(path), target=LATEST_VERSION + 1)
-        assert await schema_version(conn) == 0
-        assert await migrate(conn, str(path), target=1) == 1
-        assert await migrate(conn, str(path)) == LATEST_VERSION
+            migrate(conn, str(path), target=LATEST_VERSION + 1)
+        assert schema_version(conn) == 0
+        assert migrate(conn, str(path), target=1) == 1
+        assert migrate(conn, str(path)) == LATEST_VERSION
+    finally:
+        conn.close()
 
 
 def action_from_json(line: str) -> Action:

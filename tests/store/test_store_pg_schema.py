@@ -1,5 +1,6 @@
-"""The PostgreSQL schema: the twin of SQLite's at every version, migrated one step at a time
-in one transaction each, and never backwards."""
+"""The PostgreSQL schema: the twin of SQLite's at every version (the one list of migrations,
+in each database's words), migrated one step at a time in one transaction each, and never
+backwards."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import asyncpg
 import pytest
 from test_store_migrations import SEEDERS, check_inbox_after_upgrade, check_upgraded
 
 from bot.store import LATEST_VERSION, MIGRATIONS, SchemaTooNewError, SqliteStore
-from bot.store import migrations as sqlite_migrations
-from bot.store.pg_migrations import PG_LATEST_VERSION, PG_MIGRATIONS, migrate, schema_version
+from bot.store import sqlite as sqlite_store
+from bot.store.migrations import Trigger
+from bot.store.pg_dialect import POSTGRES
+from bot.store.pg_migrations import PG_LATEST_VERSION, migrate, schema_version
 from bot.store.postgres import PostgresStore, probe
+from bot.store.sqlite import SQLITE
 
 # SQLite's declared type -> the PostgreSQL types that may stand for it
 TWIN_TYPES = {
@@ -156,6 +159,16 @@ class Script:
         self.sql.append(sql)
 
 
+async def functions(url: str) -> dict[str, str]:
+    """The database's own functions (the triggers') and their source."""
+    rows = await execute(
+        url,
+        "SELECT p.proname, p.prosrc FROM pg_proc AS p JOIN pg_namespace AS n "
+        "ON n.oid = p.pronamespace WHERE n.nspname = current_schema()",
+    )
+    return {r[0]: r[1] for r in rows}
+
+
 async def execute(url: str, sql: str, *args: object) -> Any:
     conn = await asyncpg.connect(url)
     try:
@@ -164,12 +177,17 @@ async def execute(url: str, sql: str, *args: object) -> Any:
         await conn.close()
 
 
-def test_every_sqlite_migration_has_its_postgresql_twin() -> None:
-    # A schema version means the same in both databases: port each new SQLite migration.
+def test_each_migration_is_written_once_and_said_in_both_databases_words() -> None:
     assert PG_LATEST_VERSION == LATEST_VERSION
-    assert [(m.version, m.description) for m in PG_MIGRATIONS] == [
-        (m.version, m.description) for m in MIGRATIONS
-    ]
+    for migration in MIGRATIONS:
+        lite, pg = migration.sql(SQLITE), migration.sql(POSTGRES)
+        triggers = sum(isinstance(s, Trigger) for s in migration.statements)
+        # a trigger is one statement on SQLite, a function and a trigger on PostgreSQL
+        assert len(pg) == len(lite) + triggers, migration.version
+        for text in lite + pg:
+            assert "{" not in text.replace("'{", "").replace("{}", ""), text
+        assert not any("BIGINT" in t or "DOUBLE" in t or "UNLOGGED" in t for t in lite)
+        assert not any("AUTOINCREMENT" in t or "WITHOUT ROWID" in t for t in pg)
 
 
 @pytest.mark.parametrize("version", range(LATEST_VERSION + 1))
@@ -177,8 +195,11 @@ async def test_the_schemas_are_twins_at_every_version(
     tmp_path: Path, postgres_url: str, version: int
 ) -> None:
     path = tmp_path / "twin.sqlite3"
-    async with aiosqlite.connect(path, isolation_level=None) as conn:
-        await sqlite_migrations.migrate(conn, str(path), target=version)
+    lite_conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        sqlite_store.migrate(lite_conn, str(path), target=version)
+    finally:
+        lite_conn.close()
     conn_pg = await asyncpg.connect(postgres_url)
     try:
         await migrate(conn_pg, "test", target=version)
@@ -214,7 +235,7 @@ async def test_an_empty_database_gets_the_latest_schema(postgres_url: str) -> No
 
 @pytest.mark.parametrize("version", range(LATEST_VERSION))
 async def test_upgrade_from_every_earlier_version(
-    postgres_url: str, tmp_path: Path, version: int
+    postgres_url: str, postgres_store_url: str, tmp_path: Path, version: int
 ) -> None:
     await build(postgres_url, version)
     async with PostgresStore.open(postgres_url) as store:
@@ -225,6 +246,9 @@ async def test_upgrade_from_every_earlier_version(
         pass
     upgraded = await pg_schema(postgres_url)
     assert sorted(upgraded["tables"]) == sorted(sqlite_schema(fresh)["tables"])
+    # the same schema as a database made new at the latest version
+    assert upgraded == await pg_schema(postgres_store_url)
+    assert await functions(postgres_url) == await functions(postgres_store_url)
     # Opening an up-to-date database again changes nothing.
     async with PostgresStore.open(postgres_url) as store:
         assert await store.schema_version() == LATEST_VERSION

@@ -4,10 +4,10 @@ either backend."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import asyncpg
 import pytest
 from store_backends import Database, PostgresDatabase, SqliteDatabase
@@ -15,11 +15,13 @@ from store_helpers import ALICE, BORIS, VERA
 
 from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
 from bot.store import MIGRATIONS, Outcome, Seat, SqliteStore, pg_migrations
-from bot.store import migrations as sqlite_migrations
+from bot.store import sqlite as sqlite_store
 from bot.store.models import seats_to_json
 from bot.store.postgres import PostgresStore
 
-RATINGS = next(m.version for m in MIGRATIONS if any("TABLE ratings" in s for s in m.statements))
+RATINGS = next(
+    m.version for m in MIGRATIONS if any("TABLE ratings" in s for s in m.sql(sqlite_store.SQLITE))
+)
 """The version that brought ratings (found by what it creates, not by its number)."""
 BOT = Seat.computer("Bot", "easy")
 
@@ -35,8 +37,11 @@ def old_database(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -
 async def before_ratings(db: Database) -> None:
     """Bring ``db``'s schema to the version before ratings."""
     if isinstance(db, SqliteDatabase):
-        async with aiosqlite.connect(db.path, isolation_level=None) as conn:
-            await sqlite_migrations.migrate(conn, str(db.path), target=RATINGS - 1)
+        lite = sqlite3.connect(db.path, isolation_level=None)
+        try:
+            sqlite_store.migrate(lite, str(db.path), target=RATINGS - 1)
+        finally:
+            lite.close()
         return
     assert isinstance(db, PostgresDatabase)
     conn = await asyncpg.connect(db.url)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import random
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ from bot.store import (
     resolve_path,
     resolve_synchronous,
 )
+from bot.store.config import Synchronous
 from bot.store.models import seats_from_json, seats_to_json
 from bot.store.postgres import PostgresStore
 
@@ -47,8 +51,49 @@ async def test_open_creates_the_folder_and_sets_wal(tmp_path: Path) -> None:
         rows = await store._fetch("PRAGMA journal_mode")
         assert rows[0][0] == "wal"
         assert (await store._fetch("PRAGMA synchronous"))[0][0] == 2  # FULL
-        assert (await store._fetch("PRAGMA busy_timeout"))[0][0] == 2500
+        assert store.busy_timeout == 2.5
     assert path.exists()
+
+
+@pytest.mark.parametrize("synchronous", ["NORMAL", "FULL"])
+async def test_a_write_waits_for_another_connection_s_lock_off_the_loop(
+    db_path: Path, synchronous: Synchronous
+) -> None:
+    async with SqliteStore.open(db_path, synchronous=synchronous) as store:
+        other = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")  # an operator's write, under way
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticking = asyncio.ensure_future(ticker())
+        saving = asyncio.ensure_future(store.save_chat(ChatRow(-7, "en")))
+        while ticks < 5:  # the loop goes on while the write waits for the lock
+            await asyncio.sleep(0.01)
+        assert not saving.done()
+        other.execute("COMMIT")
+        await saving
+        ticking.cancel()
+        other.close()
+        store._chats.drop(-7)  # type: ignore[attr-defined]
+        assert await store.get_chat(-7) == ChatRow(-7, "en")
+
+
+async def test_a_lock_held_too_long_refuses_the_write_and_changes_nothing(db_path: Path) -> None:
+    async with SqliteStore.open(db_path, busy_timeout=0.2) as store:
+        other = sqlite3.connect(db_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            await store.create_table(-7, rules=RULES)
+        other.execute("ROLLBACK")
+        other.close()
+        assert await store.chat_tables(-7) == []
+        table = await store.create_table(-7, rules=RULES)
+        assert [t.table_id for t in await store.chat_tables(-7)] == [table.table_id]
 
 
 async def test_open_refuses_a_bad_synchronous(db_path: Path) -> None:
@@ -362,3 +407,35 @@ async def test_a_closed_store_refuses_work_on_either_database(database: Database
     for call in (store.get_chat(1), store.save_user(UserRow(1, "A")), store.running_tables()):
         with pytest.raises(StoreError, match="closed"):
             await call
+
+
+async def test_the_wal_is_checkpointed_beside_the_writes_and_stays_small(db_path: Path) -> None:
+    from bot.store.sqlite import CHECKPOINT_BYTES
+
+    wal = Path(f"{db_path}-wal")
+    size = 60_000
+    async with SqliteStore.open(db_path) as store:
+        table = await playing_table(store)
+        version = table.version
+        written = 0
+        while written < 10 * CHECKPOINT_BYTES:
+            for _ in range(20):
+                # every page new (SQLite writes again only the pages that change)
+                game = random.Random(version).randbytes(size // 2).hex()
+                saved = await store.save_action(
+                    table.table_id, version, game=game, action="a", seat=0
+                )
+                version = saved.version
+                written += size
+            # a checkpoint under way (on its own thread, or on the database's) ends before
+            # the next writes
+            running = store._checkpointer._running  # type: ignore[attr-defined]
+            if running is not None:
+                await asyncio.wrap_future(running)
+            catching_up = store._catching_up  # type: ignore[attr-defined]
+            if catching_up is not None:
+                await catching_up
+        assert wal.stat().st_size < 3 * CHECKPOINT_BYTES
+        row = await store.get_table(table.table_id)
+        assert row is not None and row.moves == version - table.version
+        assert len(await store.game_log(table.table_id, 1)) == row.moves
