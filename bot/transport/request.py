@@ -190,6 +190,7 @@ class AiohttpRequest(BaseRequest):
                 raise TimedOut from exc
             except HttpError as exc:
                 raise NetworkError(f"httpclient: {exc}") from exc
+            log.debug("HTTP %s %s -> %s", method, url, answer.status)
             if answer.status >= 500 and answer.content_type != "application/json":
                 # the gateway's own error page (nginx's HTML), not an answer of the Bot
                 # API: a network failure, tried again like a timeout (PTB would first
