@@ -5,8 +5,8 @@ one: the update kept in the inbox, then the compare-and-set ``UPDATE`` of the ta
     .venv/bin/python bench/storepaths.py aiosqlite onehop inline [sa-sqlite]
     PG=postgresql://... .venv/bin/python bench/storepaths.py pg-asyncpg [pg-sa]
 
-``aiosqlite``: each statement a round trip to aiosqlite's thread (the store until issue 31;
-``pip install aiosqlite`` first, it is no longer a dependency);
+``aiosqlite``: each statement a round trip to aiosqlite's thread (how the SQLite store
+reached its file before; ``pip install aiosqlite`` first, it is no longer a dependency);
 ``onehop``: each call one ``run_in_executor`` hop to a thread of its own; ``inline``: sqlite3
 on the event loop; ``sa-*``: SQLAlchemy Core (2.0, its async engine over aiosqlite or
 asyncpg; ``pip install 'sqlalchemy>=2,<2.1'`` first, it is not a dependency);
