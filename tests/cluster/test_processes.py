@@ -47,6 +47,7 @@ async def check_the_end(
     *,
     shown: bool = True,
     killed: bool = False,
+    outage: bool = False,
 ) -> None:
     """Every game ended once, as its log replays; each move one version; the tallies as
     the games ended; every press answered once (``killed``: once as Telegram accepts it,
@@ -67,7 +68,13 @@ async def check_the_end(
     else:
         assert_answered_once(tg, sum(t.presses for t in tables))
     await assert_all_done(url)
-    assert tg.rate_limited == []
+    if outage:
+        # while the database was away, each process paced its sends by its own budget
+        # alone: what it sent then is not in the shared one, so a table handed over at
+        # the return may draw one 429 in its chat; the bot waits it out
+        assert len(tg.rate_limited) <= 1, tg.rate_limited
+    else:
+        assert tg.rate_limited == []
 
 
 async def test_games_go_on_across_a_sigkill_of_the_process_holding_them(
@@ -153,7 +160,7 @@ async def test_three_processes_play_on_across_a_restart_of_postgresql(
             answer = await press.answer(timeout=30)
             assert answer.text is None, answer.text
             await asyncio.gather(*(finish(t, db, rng) for t in tables))
-            await check_the_end(tg, url, tables)
+            await check_the_end(tg, url, tables, outage=True)
             for bot in cluster.live():
                 assert "cluster: the leases are renewed again" in bot.output, bot.output
                 assert " ERROR " not in bot.output and "Traceback" not in bot.output, bot.output
