@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -15,23 +16,31 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports_of(path: Path, modules: set[str]) -> set[str]:
-    """Every bot module ``path`` imports: at the top, inside functions, for type checking."""
+def imported(path: Path) -> Iterator[tuple[int, str, list[str]]]:
+    """Each import statement of ``path``, at the top, inside functions or for type checking:
+    its line, the module it names (a relative one made absolute) and the names it takes
+    (``from m import a, b``: ``[a, b]``; ``import m``: none)."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        targets: list[str] = []
         if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
+            for alias in node.names:
+                yield node.lineno, alias.name, []
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")
                 anchor = anchor[: len(anchor) - (node.level - 1)]
                 base = ".".join([*anchor, base] if base else anchor)
-            targets = [base, *(f"{base}.{a.name}" for a in node.names)]
-        for target in targets:
+            yield node.lineno, base, [a.name for a in node.names]
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """Every bot module ``path`` imports: at the top, inside functions, for type checking."""
+    name = module_name(path)
+    found: set[str] = set()
+    for _, base, names in imported(path):
+        for target in (base, *(f"{base}.{n}" for n in names)):
             if target in modules and target != name:
                 found.add(target)
     return found

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from . import test_imports
+from .test_imports import ROOT, imported, module_name
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the programs and the wiring: settings -> store -> service -> views -> transport
@@ -30,13 +31,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bot.ratings",),  # the rating model, pure
 )
 """The bot's layers, from the top down."""
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
 
 
 def layer_of(module: str) -> int:
@@ -55,23 +49,12 @@ def layer_of(module: str) -> int:
 def bot_imports(path: Path) -> Iterator[tuple[int, str]]:
     """Every ``bot`` module ``path`` imports, with its line: at the top, in functions, for
     type checking alike."""
-    name = module_name(path)
-    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield node.lineno, alias.name
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            if base == "bot":  # from bot import x: the module bot.x
-                for alias in node.names:
-                    yield node.lineno, f"bot.{alias.name}"
-            else:
-                yield node.lineno, base
+    for line, base, names in imported(path):
+        if base == "bot":  # from bot import x: the module bot.x
+            for name in names:
+                yield line, f"bot.{name}"
+        else:
+            yield line, base
 
 
 def upward_imports() -> list[str]:
@@ -112,6 +95,7 @@ def test_an_import_from_below_is_named_with_its_file_and_line(
     fake.parent.mkdir(parents=True)
     fake.write_text(f"def f() -> None:\n    from {target} import x\n", encoding="utf-8")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    monkeypatch.setattr(test_imports, "ROOT", tmp_path)  # where module names are read from
     [found] = upward_imports()
     assert found.startswith(f"{fake.relative_to(tmp_path)}:2: imports {target}")
 
