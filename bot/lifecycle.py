@@ -22,6 +22,7 @@ from bot.chat.common import (
 )
 from bot.chat.menus import Menus
 from bot.chat.presenter import Presenter
+from bot.chat.quick import QuickDesk
 from bot.chat.replays import ReplayDesk
 from bot.chat.runtime import Runtime, runtime
 from bot.service.coach import Coach
@@ -90,6 +91,8 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
             log.info("table %s: game resumed", live.table_id)
         await resume_updates(app, inbox)
     coach.start()
+    quick = rt.extras["quick"] = QuickDesk(rt, presenter)
+    quick.start()
     if rt.settings.charts:
         charts = Charts()
         charts.start()  # the worker loads matplotlib now, not at the first /me
@@ -164,6 +167,9 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
 
         assert isinstance(webapp, WebAppServer)
         await webapp.close()  # the pages reconnect to the next bot
+    quick = rt.extras.get("quick")
+    if isinstance(quick, QuickDesk):
+        await quick.close()  # no table is dealt once the clocks stop
     presenter = rt.extras.get("presenter")
     if isinstance(presenter, Presenter):
         await presenter.stop_clocks()  # a move they make now is still drawn below

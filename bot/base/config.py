@@ -226,6 +226,13 @@ class Settings(BaseSettings):
         description="Seconds a player must have been away (no notification, no press of "
         "his) before his turn sends his hand anew, which notifies him; sooner, it is edited.",
     )
+    quick_wait: float = Field(
+        60.0,
+        ge=1,
+        le=3600,
+        description="Seconds a player waits alone for a quick game (/quick) before he is "
+        "offered a game against the computer (or more waiting).",
+    )
     ai_delay: float = Field(
         1.0,
         ge=0,

@@ -23,6 +23,7 @@ from bot.base.i18n import Lang, pick_lang, tr
 from bot.chat.ingroup import InGroupHands
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.service import callbacks as cb
+from bot.service.reactions import Reactions
 from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 from bot.store import Seat, StoreError, TableStatus
@@ -109,6 +110,8 @@ class Presenter:
         """Whether the bot is an administrator of each group, as last seen."""
         self._places: dict[int, str] = {}
         """Where each user chose to see his hands: ``both`` (the default) or ``group``."""
+        self._reactions = Reactions()
+        """The quick reactions shown at private tables."""
         self.ingroup = InGroupHands(
             app.bot,
             is_admin=self.bot_is_admin,
@@ -232,6 +235,9 @@ class Presenter:
     async def _group_lang(self, live: Live) -> Lang:
         if live.solo:
             return await self.user_lang(live.row.chat_id)  # his private chat speaks his
+        if live.private:
+            # no group: each player is spoken to in his own language
+            return pick_lang(self._rt.settings.default_language)
         assert self._rt.store is not None
         row = await self._rt.store.get_chat(live.row.chat_id)
         lang = pick_lang(self._rt.settings.default_language, row.language if row else None)
@@ -276,7 +282,7 @@ class Presenter:
         """The Mini App's direct link to the table, for a group's messages (None: no Mini
         App, no short name, or a game against the computer, which has no group)."""
         links = self._rt.webapp
-        if links is None or live.solo:
+        if links is None or live.own_chats:
             return None
         return links.direct_link(self._rt.bot_username, live.table_id)
 
@@ -378,8 +384,8 @@ class Presenter:
         """The group's message: the table (paced behind the hands that wait on it) or
         the lobby and its pages (the presser's own screen)."""
 
-        if not self._mine(live):
-            return
+        if not self._mine(live) or live.private:
+            return  # a private table has no group message
 
         async def sent(message_id: int | None) -> None:
             if message_id is not None:
@@ -402,7 +408,7 @@ class Presenter:
         shows the table)."""
         game = live.game
         assert game is not None
-        if live.solo:
+        if live.own_chats:
             return
         # the first message, at the deal, shows the odds; the moves take their place after
         odds = await self._odds(live) if game.moves == 0 else None
@@ -432,8 +438,8 @@ class Presenter:
                 continue
             reachable = await self.private_ok(who.user_id)
             place = await self.hand_place(who.user_id) if reachable else None
-            private = reachable and (live.solo or place != "group")
-            in_group = not live.solo and (
+            private = reachable and (live.own_chats or place != "group")
+            in_group = not live.own_chats and (
                 not private or self.ingroup.tracked(self._group_hand_key(live, seat))
             )
             turn = notify and seat in waiting and seat not in before
@@ -480,6 +486,13 @@ class Presenter:
         lang = await self.user_lang(user_id)
         if live.solo:
             ctx = replace(self._ctx(live), group_title=tr(lang, "solo.where"))
+        elif live.private:
+            ctx = replace(
+                self._ctx(live),
+                group_title=tr(lang, "private.where"),
+                reactions=self._reactions.shown_to(live.table_id, seat),
+                react=live.row.status == TableStatus.PLAYING,
+            )
         else:
             await self.title(live.row.chat_id)
             ctx = self._ctx(live)
@@ -509,8 +522,11 @@ class Presenter:
             message_id=ids[seat] if seat < len(ids) else None,
             fresh=fresh,
             on_sent=sent,
-            # a player who only watches sees the table at the group's pace
-            interval=self._rt.settings.group_edit_interval if watching else 0.0,
+            # a player who only watches sees the table at the group's pace (at a table
+            # with no group, his hand is the table: at his chat's pace)
+            interval=self._rt.settings.group_edit_interval
+            if watching and not live.own_chats
+            else 0.0,
             priority=priority,
             moved_note=tr(lang, "hand.moved"),
         )
@@ -574,7 +590,7 @@ class Presenter:
         it) or pressed a button of his in-group hand (``ephemeral_id``: that message is
         edited)."""
         seat = live.seat_of(user_id)
-        if seat is None or live.game is None or live.solo:
+        if seat is None or live.game is None or live.own_chats:
             return
         key = self._group_hand_key(live, seat)
         chat = live.row.chat_id
@@ -600,7 +616,7 @@ class Presenter:
         """A button of the player's in-group hand was pressed: that message is his hand
         from now on, and his press lets a new one be sent for a while if it is gone."""
         seat = live.seat_of(user_id)
-        if seat is None or live.solo:
+        if seat is None or live.own_chats:
             return
         key = self._group_hand_key(live, seat)
         self.ingroup.pressed(key, live.row.chat_id, user_id, query_id, ephemeral_id=ephemeral_id)
@@ -702,8 +718,11 @@ class Presenter:
     async def _announce_end(self, live: Live, lang: Lang, surrendered_by: int | None) -> None:
         game = live.game
         assert game is not None and game.result is not None and self._rt.store is not None
-        tally = await self._rt.store.chat_stats(live.row.chat_id)
         surrendered = live.seat_of(surrendered_by) if surrendered_by is not None else None
+        if live.private:
+            await self._announce_private_end(live, surrendered)
+            return
+        tally = await self._rt.store.chat_stats(live.row.chat_id)
         ctx = r.EndContext(
             table_id=live.table_id,
             version=live.version,
@@ -716,6 +735,44 @@ class Presenter:
         screen = r.render_end(game.result, self._players(live), lang, ctx)
         self._rt.out.post(live.row.chat_id, Content.of(screen), thread_id=live.row.thread_id)
         self._let_go(live)
+
+    async def _announce_private_end(self, live: Live, surrendered: int | None) -> None:
+        """The end of a private table's game, in each player's private chat, in his
+        language: the result, the replay, a new quick game, and a button to block each of
+        the others (never paired with him again)."""
+        game = live.game
+        assert game is not None and game.result is not None
+        players = self._players(live)
+        for seat, who in enumerate(live.row.seats):
+            if who.user_id is None:
+                continue
+            lang = await self.user_lang(who.user_id)
+            ctx = r.EndContext(
+                table_id=live.table_id,
+                version=live.version,
+                surrendered=surrendered,
+                game_no=live.row.game_no,
+                codec=self._rt.codec,
+                private_seat=seat,
+            )
+            screen = r.render_end(game.result, players, lang, ctx)
+            self._rt.out.post(who.user_id, Content.of(screen))
+        self._reactions.forget(live.table_id)
+        self._let_go(live)
+
+    @property
+    def reactions(self) -> Reactions:
+        """The quick reactions shown at private tables."""
+        return self._reactions
+
+    def react(self, live: Live, seat: int, emoji: str) -> None:
+        """A player's quick reaction: shown in the others' table messages for a while."""
+        self._reactions.add(live.table_id, seat, emoji)
+        for other, who in enumerate(live.row.seats):
+            if other != seat and who.user_id is not None and live.game is not None:
+                self._app.create_task(
+                    self._draw_hand(live, other, who.user_id, priority=Priority.OWN)
+                )
 
     def drop(self, live: Live) -> list[asyncio.Task[None]]:
         """Another process holds the table now (its shard's lease went there): stop drawing
@@ -813,7 +870,7 @@ class Presenter:
         self._rt.views.changed(live)
         lang = await self._group_lang(live)
         text = r.render_cancelled(lang, by, lobby=lobby)
-        if lobby or not live.solo:
+        if lobby or not live.own_chats:
             # a game against the computer that started shows it in its hand alone
             self._show_group(live, r.Screen(text), lang, priority=Priority.OWN)
         await self.close_hands(live, None if live.solo else by)
@@ -927,8 +984,8 @@ class Presenter:
         """Half the turn's time is gone: mention the awaited player in the group."""
         table_id, version = data
         live = self._rt.tables.cached(table_id)
-        if live is None or live.version != version or live.game is None or live.solo:
-            return  # a game against the computer has no group to remind; its hand has a clock
+        if live is None or live.version != version or live.game is None or live.own_chats:
+            return  # a table with no group has none to remind in; its hands have a clock
         left = self._left(live)
         if live.row.status != TableStatus.PLAYING or left is None:
             return
@@ -1034,8 +1091,8 @@ class Presenter:
         for live in self._rt.tables.loaded():
             if live.row.status != TableStatus.PLAYING or live.seat_of(chat_id) is None:
                 continue
-            if live.solo:
-                continue  # nobody else to tell; the game waits for him
+            if live.own_chats:
+                continue  # no group to tell; the game waits for him, on his clock
             lang = await self._group_lang(live)
             name = user.name if user is not None else str(chat_id)
             seat = live.seat_of(chat_id)

@@ -29,6 +29,11 @@ class Cluster(Protocol):
         """Whether this process holds the chat's shard, so its tables."""
         ...
 
+    @property
+    def shards(self) -> list[int]:
+        """The shards held now."""
+        ...
+
     async def leave(self) -> None:
         """Give this process's part back to the others, once the updates in hand are done."""
         ...

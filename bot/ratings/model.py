@@ -52,6 +52,7 @@ __all__ = [
     "NEWCOMER",
     "NOT_MOVES",
     "OVERALL",
+    "PRIVATE_TABLES",
     "PROVISIONAL_GAMES",
     "VS_COMPUTER",
     "Change",
@@ -60,6 +61,7 @@ __all__ = [
     "Skill",
     "durak_chances",
     "game_scopes",
+    "is_group_chat",
     "not_counted",
     "rate",
     "shown",
@@ -67,8 +69,12 @@ __all__ = [
 ]
 
 OVERALL: Final = 0
-"""The scope of a player's overall rating (all his games in groups with humans only); a
-group's own scope is its chat id, which Telegram makes negative."""
+"""The scope of a player's overall rating (all his games of humans only, in groups and at
+private tables); a group's own scope is its chat id, which Telegram makes negative."""
+PRIVATE_TABLES: Final = -(2**52)
+"""Chat ids at or below this are no Telegram chat's (Telegram's have at most 52 significant
+bits): each names a private table, a table with no group whose players see it in their
+private chats (:func:`bot.store.models.private_chat`)."""
 VS_COMPUTER: Final = 1
 """The scope of a player's rating against the computer."""
 
@@ -221,9 +227,14 @@ def game_scopes(game: FinishedGame) -> tuple[int, ...]:
     """The ratings the game moves: vs computer, or the group's and the overall one."""
     if game.against_computer:
         return (VS_COMPUTER,)
-    if game.chat_id < 0:
+    if is_group_chat(game.chat_id):
         return (game.chat_id, OVERALL)
     return (OVERALL,)
+
+
+def is_group_chat(chat_id: int) -> bool:
+    """Whether ``chat_id`` is a Telegram group's (negative, and not a private table's)."""
+    return PRIVATE_TABLES < chat_id < 0
 
 
 def _rating(skill: Skill) -> PlackettLuceRating:

@@ -42,6 +42,7 @@ from .lobby import (
 )
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
+from .quick import render_found, render_looking
 from .ratings import MePage, best_and_worst, rating_text, render_me, render_top
 from .replay import CoachNote, ReplayFrame, action_words, render_replay, replay_link
 from .rules_text import game_title, render_rules, rules_summary
@@ -117,11 +118,13 @@ __all__ = [
     "render_blocked",
     "render_cancelled",
     "render_end",
+    "render_found",
     "render_group_hand",
     "render_hand",
     "render_help",
     "render_lang_picker",
     "render_lobby",
+    "render_looking",
     "render_me",
     "render_need_private",
     "render_nudge",

@@ -70,6 +70,9 @@ class EndContext:
     """The game's number at its table (its replay's button); 0: no replay button."""
     solo: bool = False
     """A game against the computer: the button plays again at once."""
+    private_seat: int | None = None
+    """A private table's end, as this seat's player sees it in his chat: a new quick game
+    instead of a rematch, and a button to block each of the other players."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -181,12 +184,29 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
         budget = MAX_TEXT - visible_length("\n".join(lines)) - 1
         lines += tally_lines(ctx.tally, lang, budget=budget)
     text = "\n".join(lines)
+    if ctx.private_seat is not None:
+        return Screen(text, _private_end_keyboard(players, lang, ctx, ctx.private_seat))
     again = tr(lang, "end.btn.play_again" if ctx.solo else "end.btn.rematch")
     row = [Button.cb(again, ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]
     if ctx.game_no:
         replay = cb.ReplayOpen(ctx.table_id, ctx.game_no)
         row.append(Button.cb(tr(lang, "end.btn.replay"), ctx.codec, replay))
     return Screen(text, Keyboard.of([row]))
+
+
+def _private_end_keyboard(
+    players: Sequence[Player], lang: Lang, ctx: EndContext, seat: int
+) -> Keyboard:
+    row = [Button.cb(tr(lang, "quick.btn.again"), ctx.codec, cb.Quick("go"))]
+    if ctx.game_no:
+        replay = cb.ReplayOpen(ctx.table_id, ctx.game_no)
+        row.append(Button.cb(tr(lang, "end.btn.replay"), ctx.codec, replay))
+    rows = [row]
+    for other, player in enumerate(players):
+        if other != seat and not player.is_ai and ctx.game_no:
+            label = tr(lang, "quick.btn.block", name=short_name(player.name, 16))
+            rows.append([Button.cb(label, ctx.codec, cb.Block(ctx.table_id, ctx.game_no, other))])
+    return Keyboard.of(rows)
 
 
 def render_cancelled(lang: Lang, by: str | None = None, *, lobby: bool = False) -> str:

@@ -17,6 +17,7 @@ from typing import Final
 
 from bot.base.i18n import Lang, tr
 from bot.service import callbacks as cb
+from bot.service.reactions import EMOJI
 from engine import Card, Rules, SeatView, Suit
 from engine.actions import (
     Action,
@@ -377,7 +378,13 @@ def render_hand(
     head = [title_line(lang, rules, ctx.group_title), trump_line(public, lang)]
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
     footer = _asks(view, players, lang, ctx, choice, selection, purpose, gap=True)
+    if ctx.reactions:
+        said = ", ".join(f"{name_of(players, seat)}: {emoji}" for seat, emoji in ctx.reactions)
+        footer = [tr(lang, "hand.reactions", said=said), *footer]
     keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
+    if ctx.react and choice is None and selection is None and public.phase != "over":
+        row = [Button.cb(e, ctx.codec, cb.React(ctx.table_id, i)) for i, e in enumerate(EMOJI)]
+        keyboard = Keyboard.of([*(keyboard.rows if keyboard is not None else ()), row])
     events = event_lines(ctx.events, players, lang, public.trump, limit=events_shown)
     text = fit(sections, events, tr(lang, "table.recent"), "\n".join(footer))
     return Screen(text, keyboard)

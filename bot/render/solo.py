@@ -44,5 +44,7 @@ def render_solo_lobby(
             Button.cb(tr(lang, "lobby.btn.settings"), codec, cb.Settings(t, v)),
             Button.cb(tr(lang, "solo.btn.play"), codec, cb.Start(t, v)),
         ),
+        # or a human opponent, whoever is online
+        (Button.cb(tr(lang, "quick.btn.go"), codec, cb.Quick("go")),),
     ]
     return Screen("\n".join(lines), Keyboard.of(rows))

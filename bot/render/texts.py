@@ -27,7 +27,18 @@ Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
     "group": ("newgame", "hand", "leave", "cancel", "rules", "stats", "top", "me", "lang", "help"),
-    "private": ("start", "play", "hand", "replay", "rules", "stats", "me", "lang", "help"),
+    "private": (
+        "start",
+        "quick",
+        "play",
+        "hand",
+        "replay",
+        "rules",
+        "stats",
+        "me",
+        "lang",
+        "help",
+    ),
 }
 """Commands per scope, in menu order; descriptions are ``cmd.<scope>.<command>``."""
 
@@ -98,21 +109,22 @@ def render_help(lang: Lang, scope: Scope) -> str:
     return tr(lang, f"help.{scope}")
 
 
-def render_start(lang: Lang, bot_username: str | None = None) -> Screen:
-    """The /start greeting in the private chat, with an "add me to a group" button."""
-    keyboard = None
+def render_start(
+    lang: Lang, bot_username: str | None = None, codec: cb.CallbackCodec | None = None
+) -> Screen:
+    """The /start greeting in the private chat: a quick game, and "add me to a group"."""
+    codec = codec or cb.CallbackCodec()
+    rows = [[Button.cb(tr(lang, "quick.btn.go"), codec, cb.Quick("go"))]]
     if bot_username:
-        keyboard = Keyboard.of(
+        rows.append(
             [
-                [
-                    Button.link(
-                        tr(lang, "help.btn.add_to_group"),
-                        f"https://t.me/{bot_username}?startgroup=new",
-                    )
-                ]
+                Button.link(
+                    tr(lang, "help.btn.add_to_group"),
+                    f"https://t.me/{bot_username}?startgroup=new",
+                )
             ]
         )
-    return Screen(tr(lang, "help.start"), keyboard)
+    return Screen(tr(lang, "help.start"), Keyboard.of(rows))
 
 
 def render_lang_picker(lang: Lang, codec: cb.CallbackCodec | None = None) -> Screen:

@@ -43,6 +43,7 @@ __all__ = [
     "AddAi",
     "AiMenu",
     "BadCallback",
+    "Block",
     "Callback",
     "CallbackCodec",
     "CallbackTooLong",
@@ -61,6 +62,8 @@ __all__ = [
     "Place",
     "Play",
     "PokerSwap",
+    "Quick",
+    "React",
     "Refresh",
     "Rematch",
     "ReplayCallback",
@@ -565,6 +568,41 @@ class SoloSetup(_TableButton):
     SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int", "int")
 
 
+# Private tables and quick games --------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class React:
+    """A quick reaction at a private table: emoji number ``emoji`` of the row, shown to the
+    other players."""
+
+    table: int
+    emoji: int
+    KIND: ClassVar[str] = "E"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """After game ``game`` of a private table: never be paired with seat ``seat`` again."""
+
+    table: int
+    game: int
+    seat: int
+    KIND: ClassVar[str] = "B"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int")
+
+
+@dataclass(frozen=True, slots=True)
+class Quick:
+    """The quick game's queue: ``go`` (join it), ``cancel`` (leave it), ``computer`` (leave
+    it for a game against the computer), ``wait`` (keep waiting)."""
+
+    action: str
+    KIND: ClassVar[str] = "Q"
+    SPEC: ClassVar[tuple[str, ...]] = ("token",)
+
+
 # Chat-level -----------------------------------------------------------
 
 
@@ -599,7 +637,16 @@ HandCallback: TypeAlias = (
 EndCallback: TypeAlias = Rematch
 ReplayCallback: TypeAlias = ReplayOpen | ReplayStep
 Callback: TypeAlias = (
-    LobbyCallback | HandCallback | MyCards | Place | EndCallback | ReplayCallback | SetLang
+    LobbyCallback
+    | HandCallback
+    | MyCards
+    | Place
+    | EndCallback
+    | ReplayCallback
+    | SetLang
+    | React
+    | Block
+    | Quick
 )
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
@@ -634,6 +681,9 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     ReplayStep,
     SoloSetup,
     SetLang,
+    React,
+    Block,
+    Quick,
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}
 assert len(_BY_KIND) == len(_KINDS), "callback kinds must be distinct"

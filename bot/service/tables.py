@@ -29,12 +29,13 @@ from bot.store import (
     StoreError,
     TableRow,
     TableStatus,
+    is_private_chat,
     shard_of,
 )
 from engine import Game, IllegalAction, InvalidState, Result, Rules
 from engine.actions import Action, Event, Resign, Timeout
 
-__all__ = ["SOLO_OPPONENTS", "Live", "Refused", "TableService", "is_solo"]
+__all__ = ["SOLO_OPPONENTS", "Live", "Refused", "TableService", "is_private", "is_solo"]
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,13 @@ def is_solo(row: TableRow) -> bool:
     """Whether a table is a game against the computer in a player's private chat (a private
     chat's id is its user's id, which is positive; a group's id is negative)."""
     return row.chat_id > 0
+
+
+def is_private(row: TableRow) -> bool:
+    """Whether a table is a private table: no group; each player sees it in his private
+    chat, one message with the table and his cards (its chat id is no Telegram chat's:
+    :func:`bot.store.private_chat`)."""
+    return is_private_chat(row.chat_id)
 
 
 class Refused(Exception):
@@ -85,6 +93,17 @@ class Live:
     def solo(self) -> bool:
         """Whether this is a game against the computer in a private chat."""
         return is_solo(self.row)
+
+    @property
+    def private(self) -> bool:
+        """Whether this is a private table: several players, no group."""
+        return is_private(self.row)
+
+    @property
+    def own_chats(self) -> bool:
+        """Whether each player sees the table in his own private chat only (a game against
+        the computer, a private table): no group message, his hand shows the table."""
+        return self.row.chat_id > 0 or is_private(self.row)
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of a user at this table, or None."""
@@ -563,6 +582,12 @@ class TableService:
                 live.row = _replace_row(live.row, thread_id=None, group_message_id=None)
                 moved.append(live)
         return moved
+
+    def adopt_dealt(self, row: TableRow) -> Live:
+        """A table the store opened with its game running already (a quick game's)."""
+        live = self._adopt(row)
+        live.deadline = row.deadline
+        return live
 
     def adopt_running(self, rows: Sequence[TableRow]) -> list[Live]:
         """Running tables just taken over from another process (their shard's lease was

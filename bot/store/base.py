@@ -7,7 +7,7 @@ the same guarantees, the ground for several processes.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol
 
 from bot.store.models import (
@@ -17,9 +17,11 @@ from bot.store.models import (
     ChatRow,
     GameRecord,
     KeptUpdate,
+    NewGame,
     Outcome,
     PartnerRow,
     PlayerGame,
+    QuickRound,
     RatingPoint,
     RatingRow,
     Saved,
@@ -30,6 +32,7 @@ from bot.store.models import (
     TallyRow,
     Unset,
     UserRow,
+    Waiting,
 )
 
 
@@ -290,4 +293,44 @@ class Store(Protocol):
     async def prune_updates(self, max_age: float = DAY) -> int:
         """Forget the updates done more than ``max_age`` seconds ago (Telegram redelivers
         none that old); how many were forgotten."""
+        ...
+
+    async def quick_enter(self, waiting: Waiting) -> bool:
+        """Put a player in the queue for a quick game; False if he is in it already."""
+        ...
+
+    async def quick_waiting(self, user_id: int) -> Waiting | None:
+        """The player's place in the queue, or None."""
+        ...
+
+    async def quick_leave(self, user_id: int) -> bool:
+        """Take the player out of the queue; False if he was not in it."""
+        ...
+
+    async def quick_message(self, user_id: int, message_id: int) -> bool:
+        """Remember the player's waiting message; False if he is no longer waiting."""
+        ...
+
+    async def quick_wait_more(self, user_id: int, offer_at: float) -> bool:
+        """He keeps waiting: offered a game against the computer again at ``offer_at``."""
+        ...
+
+    async def quick_round(
+        self,
+        pair: Callable[
+            [Sequence[Waiting], Collection[tuple[int, int]], float],
+            Iterable[tuple[Waiting, Waiting]],
+        ],
+        deal: Callable[[Waiting, Waiting], NewGame],
+    ) -> QuickRound:
+        """One pass over the queue in one transaction: pairs dealt at new private tables,
+        lone players offered a game against the computer."""
+        ...
+
+    async def block(self, user_id: int, blocked_id: int) -> None:
+        """``user_id`` is never paired with ``blocked_id`` again."""
+        ...
+
+    async def blocked(self, user_id: int) -> list[int]:
+        """Whom ``user_id`` has blocked."""
         ...

@@ -27,7 +27,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
-from bot.ratings.model import OVERALL, VS_COMPUTER
+from bot.ratings.model import OVERALL, PRIVATE_TABLES, VS_COMPUTER
 from bot.store import ratings
 from bot.store.dialect import Dialect
 from bot.store.errors import StaleVersionError, StoreError, TableNotFoundError, WrongStatusError
@@ -38,9 +38,11 @@ from bot.store.models import (
     ChatRow,
     GameRecord,
     KeptUpdate,
+    NewGame,
     Outcome,
     PartnerRow,
     PlayerGame,
+    QuickRound,
     RatingPoint,
     RatingRow,
     Saved,
@@ -51,6 +53,8 @@ from bot.store.models import (
     TallyRow,
     Unset,
     UserRow,
+    Waiting,
+    private_chat,
     seats_from_json,
     seats_to_json,
     shard_sql,
@@ -594,34 +598,13 @@ class SqlStore:
         ``update_id``: the update it handles, done in the same transaction.
         """
         now = self._clock()
-        wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
 
         def body() -> Body[TableRow]:
-            rows = yield Fetch(
-                "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = ?, "
-                "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ?, "
-                "last_update = ? "
-                "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'finished') "
-                f"RETURNING {_TABLE_COLUMNS}",
-                (seed, game, deadline, now, update_id, table_id, expected_version),
+            return (
+                yield from _start_body(
+                    table_id, expected_version, seed, game, deadline, update_id, now
+                )
             )
-            if not rows:
-                raise (yield from _refused(table_id, expected_version, wanted))
-            table = _table_row(rows[0])
-            yield Fetch(
-                "INSERT INTO games (table_id, game_no, chat_id, seed, rules, seats, started_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    table_id,
-                    table.game_no,
-                    table.chat_id,
-                    seed,
-                    table.rules,
-                    seats_to_json(table.seats),
-                    now,
-                ),
-            )
-            return table
 
         return await self._write(body)
 
@@ -1074,6 +1057,212 @@ class SqlStore:
             "DELETE FROM inbox WHERE done_at < ? RETURNING update_id", (self._clock() - max_age,)
         )
         return len(rows)
+
+    # ------------------------------------------------------------------ quick games
+
+    async def quick_enter(self, waiting: Waiting) -> bool:
+        """Put a player in the queue for a quick game; False if he is in it already."""
+        rows = await self._write_one(
+            "INSERT INTO quick_queue (user_id, name, lang, rating, since, offer_at, offered) "
+            "VALUES (?, ?, ?, ?, ?, ?, 0) ON CONFLICT (user_id) DO NOTHING",
+            (
+                waiting.user_id,
+                waiting.name,
+                waiting.lang,
+                waiting.rating,
+                waiting.since,
+                waiting.offer_at,
+            ),
+            returning="user_id",
+        )
+        return bool(rows)
+
+    async def quick_waiting(self, user_id: int) -> Waiting | None:
+        """The player's place in the queue, or None if he is not in it."""
+        rows = await self._fetch(
+            f"SELECT {_QUEUE_COLUMNS} FROM quick_queue AS q "
+            "LEFT JOIN users AS u ON u.user_id = q.user_id WHERE q.user_id = ?",
+            (user_id,),
+        )
+        return _waiting(rows[0]) if rows else None
+
+    async def quick_leave(self, user_id: int) -> bool:
+        """Take the player out of the queue; False if he was not in it (he was dealt a
+        game meanwhile, or left already)."""
+        rows = await self._write_one(
+            "DELETE FROM quick_queue WHERE user_id = ?",
+            (user_id,),
+            returning="user_id",
+        )
+        return bool(rows)
+
+    async def quick_message(self, user_id: int, message_id: int) -> bool:
+        """Remember the player's waiting message; False if he is no longer waiting."""
+        rows = await self._write_one(
+            "UPDATE quick_queue SET message_id = ? WHERE user_id = ?",
+            (message_id, user_id),
+            returning="user_id",
+        )
+        return bool(rows)
+
+    async def quick_wait_more(self, user_id: int, offer_at: float) -> bool:
+        """He keeps waiting after the offer of a game against the computer: offered again
+        at ``offer_at``. False if he is no longer waiting."""
+        rows = await self._write_one(
+            "UPDATE quick_queue SET offered = 0, offer_at = ? WHERE user_id = ?",
+            (offer_at, user_id),
+            returning="user_id",
+        )
+        return bool(rows)
+
+    async def quick_round(
+        self,
+        pair: Callable[[Sequence[Waiting], Collection[tuple[int, int]], float], PairsLike],
+        deal: Callable[[Waiting, Waiting], NewGame],
+    ) -> QuickRound:
+        """One pass over the queue, in one transaction, one pass at a time whichever process
+        runs it: ``pair`` picks the pairs out of everyone waiting (given who blocked whom
+        among them, and the time); each pair leaves the queue and sits at a new private
+        table where the game ``deal`` makes for it is running already; and whoever has
+        waited alone until his ``offer_at`` is marked offered a game against the computer."""
+        now = self._clock()
+        d = self.dialect
+
+        def body() -> Body[QuickRound]:
+            yield from each(d.hold_queue)
+            rows = yield Fetch(
+                f"SELECT {_QUEUE_COLUMNS} FROM quick_queue AS q "
+                "LEFT JOIN users AS u ON u.user_id = q.user_id ORDER BY q.since, q.user_id"
+            )
+            waiting = [_waiting(r) for r in rows]
+            blocked: set[tuple[int, int]] = set()
+            if len(waiting) >= 2:
+                ids = [w.user_id for w in waiting]
+                marks = _marks(len(ids))
+                found = yield Fetch(
+                    "SELECT user_id, blocked_id FROM blocks "
+                    f"WHERE user_id IN ({marks}) AND blocked_id IN ({marks})",
+                    (*ids, *ids),
+                )
+                blocked = {(int(a), int(b)) for a, b in found}
+            dealt = []
+            taken: set[int] = set()
+            for pair_ in pair(waiting, blocked, now) if len(waiting) >= 2 else ():
+                first, second = pair_
+                if first.user_id in taken or second.user_id in taken or first is second:
+                    raise ValueError("a player paired twice in one pass")
+                taken |= {first.user_id, second.user_id}
+                new = deal(first, second)
+                rows = yield Fetch(
+                    "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
+                    "created_at, updated_at) VALUES (?, NULL, 'lobby', NULL, ?, ?, ?, ?) "
+                    "RETURNING table_id",
+                    (PRIVATE_TABLES, seats_to_json(new.seats), new.rules, now, now),
+                )
+                table_id = int(rows[0][0])
+                yield Fetch(
+                    "UPDATE tables SET chat_id = ? WHERE table_id = ?",
+                    (private_chat(table_id, new.shard), table_id),
+                )
+                table = yield from _start_body(
+                    table_id, 0, new.seed, new.game, new.deadline, None, now
+                )
+                yield Fetch(
+                    "DELETE FROM quick_queue WHERE user_id IN (?, ?)",
+                    (first.user_id, second.user_id),
+                )
+                yield Many(
+                    "UPDATE users SET quick_last = ? WHERE user_id = ?",
+                    [(second.user_id, first.user_id), (first.user_id, second.user_id)],
+                )
+                dealt.append((table, (first, second)))
+            due = [
+                w for w in waiting if w.user_id not in taken and not w.offered and w.offer_at <= now
+            ]
+            if due:
+                yield Fetch(
+                    f"UPDATE quick_queue SET offered = 1 WHERE user_id IN ({_marks(len(due))})",
+                    [w.user_id for w in due],
+                )
+            return QuickRound(tuple(dealt), tuple(replace(w, offered=True) for w in due))
+
+        return await self._write(body)
+
+    async def block(self, user_id: int, blocked_id: int) -> None:
+        """``user_id`` is never paired with ``blocked_id`` again (nor he with him)."""
+        await self._write_one(
+            "INSERT INTO blocks (user_id, blocked_id, at) VALUES (?, ?, ?) "
+            "ON CONFLICT (user_id, blocked_id) DO NOTHING",
+            (user_id, blocked_id, self._clock()),
+        )
+
+    async def blocked(self, user_id: int) -> list[int]:
+        """Whom ``user_id`` has blocked, in the order he did."""
+        rows = await self._fetch(
+            "SELECT blocked_id FROM blocks WHERE user_id = ? ORDER BY at, blocked_id", (user_id,)
+        )
+        return [int(r[0]) for r in rows]
+
+
+PairsLike = Iterable[tuple[Waiting, Waiting]]
+"""What a queue's pairing gives: pairs of players, each in one pair at most."""
+
+_QUEUE_COLUMNS: Final = (
+    "q.user_id, q.name, q.lang, q.rating, q.since, q.offer_at, q.offered, q.message_id, "
+    "u.quick_last"
+)
+
+
+def _waiting(r: Sequence[Any]) -> Waiting:
+    return Waiting(
+        user_id=int(r[0]),
+        name=r[1],
+        lang=r[2],
+        rating=float(r[3]),
+        since=float(r[4]),
+        offer_at=float(r[5]),
+        offered=bool(r[6]),
+        message_id=None if r[7] is None else int(r[7]),
+        last_opponent=None if r[8] is None else int(r[8]),
+    )
+
+
+def _start_body(
+    table_id: int,
+    expected_version: int,
+    seed: int,
+    game: str,
+    deadline: float | None,
+    update_id: int | None,
+    now: float,
+) -> Body[TableRow]:
+    """Start a table's next game (compare-and-set) and record the game."""
+    wanted = (TableStatus.LOBBY, TableStatus.FINISHED)
+    rows = yield Fetch(
+        "UPDATE tables SET status = 'playing', game_no = game_no + 1, seed = ?, "
+        "game = ?, version = version + 1, moves = 0, deadline = ?, updated_at = ?, "
+        "last_update = ? "
+        "WHERE table_id = ? AND version = ? AND status IN ('lobby', 'finished') "
+        f"RETURNING {_TABLE_COLUMNS}",
+        (seed, game, deadline, now, update_id, table_id, expected_version),
+    )
+    if not rows:
+        raise (yield from _refused(table_id, expected_version, wanted))
+    table = _table_row(rows[0])
+    yield Fetch(
+        "INSERT INTO games (table_id, game_no, chat_id, seed, rules, seats, started_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            table_id,
+            table.game_no,
+            table.chat_id,
+            seed,
+            table.rules,
+            seats_to_json(table.seats),
+            now,
+        ),
+    )
+    return table
 
 
 def _check_outcome(outcome: Outcome, players: int) -> None:

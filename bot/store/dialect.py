@@ -75,6 +75,9 @@ class Dialect:
     counts them in Python (:func:`bot.store.rating_rows.own_move`)."""
     hold_ratings: tuple[Fetch, ...] = field(default=())
     """Statements that make a transaction the only one rating until it ends."""
+    hold_queue: tuple[Fetch, ...] = field(default=())
+    """Statements that make a transaction the only one changing the quick games' queue
+    until it ends (SQLite has one writer: none)."""
 
     def ddl(self, template: str) -> str:
         """A migration's statement with its type words filled in."""

@@ -127,6 +127,9 @@ SEVERAL_PROCESSES = (
 holds everything; they are there so that a schema version means the same in both
 databases."""
 
+QUICK_GAMES = "quick games: the queue of players waiting for one, and whom each has blocked"
+"""Migration 9's description."""
+
 EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
 """Tables that describe the processes running now, not the bot's data: a copy of the
 database leaves them out."""
@@ -425,6 +428,36 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(8, FAST_THROW_INS, (), _keep_fast_throw_ins),
+    Migration(
+        9,
+        QUICK_GAMES,
+        (
+            # Each player waiting for a quick game, until he is dealt one or leaves.
+            """
+            CREATE TABLE quick_queue (
+                user_id    {id} PRIMARY KEY,
+                name       TEXT NOT NULL,
+                lang       TEXT NOT NULL,
+                rating     {real} NOT NULL,
+                since      {real} NOT NULL,
+                offer_at   {real} NOT NULL,
+                offered    INTEGER NOT NULL DEFAULT 0,
+                message_id {id}
+            ){without_rowid}
+            """,
+            # Whom a player never wants to be paired with again.
+            """
+            CREATE TABLE blocks (
+                user_id    {id} NOT NULL,
+                blocked_id {id} NOT NULL,
+                at         {real} NOT NULL,
+                PRIMARY KEY (user_id, blocked_id)
+            ){without_rowid}
+            """,
+            # Whom he played his last quick game against: not again while others wait.
+            "ALTER TABLE users ADD COLUMN quick_last {id}",
+        ),
+    ),
 )
 
 LATEST_VERSION: int = MIGRATIONS[-1].version

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any, Final, Literal, Protocol
 
+from bot.ratings.model import PRIVATE_TABLES
+
 
 class Unset(Enum):
     """The type of :data:`UNSET`."""
@@ -40,6 +42,21 @@ def shard_of(chat_id: int) -> int:
     """The shard of a chat, and of every table in it: the group's for a group's tables, the
     player's private chat for his games against the computer."""
     return chat_id % SHARDS
+
+
+def private_chat(table_id: int, shard: int) -> int:
+    """The chat id of private table ``table_id`` (a table with no group: each player sees it
+    in his private chat), in ``shard``: below every Telegram chat's id
+    (:data:`~bot.ratings.model.PRIVATE_TABLES`), one per table, so that the table keeps the
+    shard it was opened in (the process that opens it holds that shard)."""
+    if not 0 <= shard < SHARDS:
+        raise ValueError(f"no such shard: {shard}")
+    return PRIVATE_TABLES - table_id * SHARDS - (-shard) % SHARDS
+
+
+def is_private_chat(chat_id: int) -> bool:
+    """Whether ``chat_id`` names a private table (:func:`private_chat`)."""
+    return chat_id <= PRIVATE_TABLES
 
 
 def shard_sql(column: str) -> str:
@@ -355,3 +372,47 @@ class PartnerRow:
     """Counted team games they played on one team."""
     won: int
     """Of those, the games their team did not lose."""
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """A player in the queue for a quick game."""
+
+    user_id: int
+    name: str
+    lang: str
+    rating: float
+    """His overall skill (``mu``) when he came: players of close skill are paired first."""
+    since: float
+    """When he came (Unix time): the longer he waits, the wider the skills he accepts."""
+    offer_at: float
+    """When he is offered a game against the computer (if still alone)."""
+    offered: bool
+    message_id: int | None
+    """His waiting message in his private chat (None until it is sent)."""
+    last_opponent: int | None
+    """Whom he played his last quick game against."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to deal at once at a new private table: what :meth:`Store.quick_round` saves
+    for a pair it takes out of the queue."""
+
+    rules: str
+    seats: tuple[Seat, ...]
+    seed: int
+    game: str
+    deadline: float | None
+    shard: int
+    """The shard the table is opened in: one the opening process holds."""
+
+
+@dataclass(frozen=True, slots=True)
+class QuickRound:
+    """What one pass over the queue did: the tables it dealt (each with the two players
+    taken out of the queue, in seat order) and the players it now offers a game against the
+    computer."""
+
+    dealt: tuple[tuple[TableRow, tuple[Waiting, ...]], ...] = ()
+    offered: tuple[Waiting, ...] = ()

@@ -13,6 +13,7 @@ from bot.store.dialect import Dialect, Trigger, numbered
 from bot.store.steps import Fetch
 
 _RATING_LOCK: Final = 0x72_61_74_65  # "rate": the advisory lock that keeps the rating order
+_QUEUE_LOCK: Final = 0x71_75_69_6B  # "quik": the advisory lock of the quick games' queue
 
 
 def _trigger(t: Trigger) -> tuple[str, ...]:
@@ -52,4 +53,7 @@ POSTGRES: Final = Dialect(
     # Taken before any rating row is written, so it never waits on a row held by one who
     # waits on it.
     hold_ratings=(Fetch("SELECT pg_advisory_xact_lock(?)", (_RATING_LOCK,)),),
+    # Two players coming at once, each in a process of his own, must find each other:
+    # one pass over the queue at a time, whichever process runs it.
+    hold_queue=(Fetch("SELECT pg_advisory_xact_lock(?)", (_QUEUE_LOCK,)),),
 )

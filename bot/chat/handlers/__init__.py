@@ -4,7 +4,10 @@
   Join, Leave, Settings and their pages, computer players, Start, Rematch, are decided in
   :mod:`bot.chat.presses`);
 * ``hand`` — the private hand: /hand (its buttons are decided in :mod:`bot.chat.presses`);
-* ``solo`` — a game against the computer in private: /play, /leave, /cancel;
+* ``solo`` — a game against the computer in private: /play, /leave, /cancel (and /leave at
+  a private table);
+* ``quick`` — /quick: a game of two with whoever else is looking (the queue, its buttons
+  and the private table's reactions and blocks are :mod:`bot.chat.quick`);
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
 * ``ratings`` — /top, /me and its chart;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
@@ -48,6 +51,7 @@ from bot.chat.handlers.commands import (
 )
 from bot.chat.handlers.hand import cmd_hand, cmd_hand_group
 from bot.chat.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
+from bot.chat.handlers.quick import cmd_quick
 from bot.chat.handlers.ratings import cmd_me, cmd_top
 from bot.chat.handlers.solo import cmd_play, cmd_solo_stop
 from bot.chat.replays import cmd_replay
@@ -87,10 +91,11 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("hand", cmd_hand, filters=private))
     app.add_handler(CommandHandler("hand", cmd_hand_group, filters=group))
     app.add_handler(CommandHandler("play", cmd_play, filters=private))
+    app.add_handler(CommandHandler("quick", cmd_quick, filters=private))
     app.add_handler(CommandHandler("replay", cmd_replay, filters=private))
     app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))
     app.add_handler(CommandHandler("newgame", cmd_group_only, filters=private))
-    app.add_handler(CommandHandler(["play", "replay"], cmd_private_only, filters=group))
+    app.add_handler(CommandHandler(["play", "replay", "quick"], cmd_private_only, filters=group))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))
     app.add_error_handler(on_error)

@@ -29,6 +29,7 @@ from bot.chat.handlers.commands import (
 )
 from bot.chat.presenter import Presenter
 from bot.chat.presses import Outcome, Presser, run_press
+from bot.chat.quick import quick_desk
 from bot.chat.replays import replay_button
 from bot.chat.runtime import Runtime, runtime
 from bot.service import callbacks as cb
@@ -68,6 +69,15 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await replay_button(context, rt, query, decoded, lang)
         except Refused as exc:
             await answer(query, refusal_text(lang, exc), alert=exc.reason in READ_THIS)
+        return
+    if isinstance(decoded, cb.Quick | cb.React | cb.Block):
+        desk = quick_desk(rt)
+        if isinstance(decoded, cb.Quick):
+            await desk.button(query, decoded.action, lang)
+        elif isinstance(decoded, cb.React):
+            await desk.react(query, decoded, lang)
+        else:
+            await desk.block(query, decoded, lang)
         return
     presenter = presenter_of(context)
     if isinstance(decoded, cb.MyCards):

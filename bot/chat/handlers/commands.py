@@ -225,5 +225,5 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 return
     for live in (await playing_tables(rt, user.id))[0]:
         presenter_of(context).back(live, user.id)  # his cards, if a game waited for him
-    welcome = r.render_start(lang, rt.bot_username)
+    welcome = r.render_start(lang, rt.bot_username, rt.codec)
     reply(rt, message, welcome.text, keyboard=welcome.keyboard, html=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 
-from telegram import Update
+from telegram import Update, User
 from telegram.ext import ContextTypes
 
+from bot.base.i18n import Lang, tr
 from bot.chat.common import (
     computers,
     default_rules,
@@ -21,10 +22,10 @@ from bot.chat.common import (
     say,
     user_lang,
 )
-from bot.chat.presenter import AI_LEVELS, solo_opponents
+from bot.chat.presenter import AI_LEVELS, Presenter, solo_opponents
 from bot.chat.runtime import Runtime, runtime
 from bot.service.tables import SOLO_OPPONENTS, Live, Refused
-from bot.store import Seat, TableStatus
+from bot.store import Seat, TableStatus, is_private_chat
 from engine import Rules
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,15 @@ async def cmd_play(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    known = await remember(rt, user, started=True)
+    await remember(rt, user, started=True)
     lang = await user_lang(rt, user)
-    presenter = presenter_of(context)
+    await open_solo(rt, presenter_of(context), user, lang)
+
+
+async def open_solo(rt: Runtime, presenter: Presenter, user: User, lang: Lang) -> None:
+    """The setup of a game against the computer in his private chat, as his last one was
+    (or the one going on, shown again at the bottom)."""
+    known = await remember(rt, user, started=True)
     async with rt.tables.lock(-user.id):
         live = await rt.tables.open_table(user.id, None)
         if live is not None:
@@ -85,13 +92,21 @@ async def solo_table(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Live
 async def cmd_solo_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Private /leave or /cancel: /leave gives the game against the computer up (he is
     durak, as at any table); /cancel stops it with no result. Before it starts, either
-    closes the setup."""
+    closes the setup. At a private table (a quick game) /leave gives the game up and
+    /cancel says so: a game with other people cannot be called off by one of them."""
     rt = runtime(context)
-    live = await solo_table(update, context)
     message, user = update.effective_message, update.effective_user
-    if live is None or message is None or user is None:
+    if message is None or user is None:
         return
     command = (message.text or "").split()[0].split("@")[0].lstrip("/")
+    if await rt.tables.open_table(user.id, None) is None:
+        private = await private_table_of(rt, user.id)
+        if private is not None:
+            await _leave_private(update, context, private, command)
+            return
+    live = await solo_table(update, context)
+    if live is None:
+        return
     presenter = presenter_of(context)
     async with live.lock:
         playing = live.row.status == TableStatus.PLAYING
@@ -108,3 +123,31 @@ async def cmd_solo_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await presenter.after_action(live, events, surrendered_by=user.id)
     else:
         await presenter.cancelled(live, None, lobby=not playing)
+
+
+async def private_table_of(rt: Runtime, user_id: int) -> Live | None:
+    """The private table (a quick game) where he plays now, if any."""
+    assert rt.store is not None
+    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
+        if is_private_chat(chat_id):
+            return await rt.tables.get(table_id)
+    return None
+
+
+async def _leave_private(
+    update: Update, context: ContextTypes.DEFAULT_TYPE, live: Live, command: str
+) -> None:
+    rt = runtime(context)
+    message, user = update.effective_message, update.effective_user
+    assert message is not None and user is not None
+    lang = await user_lang(rt, user)
+    if command != "leave":
+        reply(rt, message, tr(lang, "quick.no_cancel"))
+        return
+    async with live.lock:
+        try:
+            events = await rt.tables.resign(live, user.id)
+        except Refused as exc:
+            reply(rt, message, say(lang, exc.reason, **exc.params))
+            return
+    await presenter_of(context).after_action(live, events, surrendered_by=user.id)
