@@ -64,6 +64,9 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.ReplayStep(t, 12, 345),
         cb.SoloSetup(t, v, 5, 2),
         cb.SetLang("ru"),
+        cb.React(t, 5),
+        cb.Block(t, 2**20, 5),
+        cb.Quick("computer"),
     ]
 
 

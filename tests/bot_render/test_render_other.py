@@ -168,9 +168,12 @@ def test_help_start_lang(lang: Lang) -> None:
         text = render_help(lang, scope)  # type: ignore[arg-type]
         assert "/help" not in text or scope == "group"
         assert "/newgame" in text
-    start = render_start(lang, "durak_bot")
-    assert start.keyboard is not None and "startgroup" in (start.keyboard.rows[0][0].url or "")
-    assert render_start(lang).keyboard is None
+    start = render_start(lang, "durak_bot", CODEC)
+    assert start.keyboard is not None and "startgroup" in (start.keyboard.rows[1][0].url or "")
+    quick = start.keyboard.rows[0][0]
+    assert quick.text.startswith("⚡") and CODEC.decode(quick.data) == cb.Quick("go")  # type: ignore[arg-type]
+    alone = render_start(lang, codec=CODEC).keyboard
+    assert alone is not None and [b.text for b in alone.buttons()] == [quick.text]
     picker = render_lang_picker(lang)
     assert picker.keyboard is not None
     assert [CODEC.decode(b.data).lang for b in picker.keyboard.buttons()] == ["ru", "en"]  # type: ignore[union-attr, arg-type]

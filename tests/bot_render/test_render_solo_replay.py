@@ -45,11 +45,12 @@ def test_solo_setup_snapshot(lang: Lang) -> None:
     screen = render_solo_lobby(Rules(turn_timeout=0), 2, 1, lang, ctx)
     assert_snapshot(f"solo_setup_{lang}", shot(screen))
     rows = kinds(screen.keyboard)
-    counts, levels, last = rows
+    counts, levels, last, quick = rows
     # each button keeps the other choice as it is
     assert counts == [cb.SoloSetup(31, 4, n, 1) for n in range(1, 6)]
     assert levels == [cb.SoloSetup(31, 4, 2, n) for n in range(3)]
     assert last == [cb.Settings(31, 4), cb.Start(31, 4)]
+    assert quick == [cb.Quick("go")]  # or a human opponent
     assert screen.keyboard is not None
     marked = [b.text for row in screen.keyboard.rows for b in row if b.text.startswith("•")]
     assert marked == ["• 2 •", f"• {tr(lang, 'ai.level.1')} •"]

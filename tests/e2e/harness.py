@@ -30,6 +30,8 @@ from engine import Game, Rules, deck
 from engine.actions import Pass, Take, action_from_dict
 
 NAMES = ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")
+NOT_TABLES = frozenset("Q")
+"""Kinds of buttons that name no table: a quick game's (on /start's greeting)."""
 
 
 def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
@@ -299,7 +301,13 @@ class Table:
         return blocker
 
     def hand(self, user: FakeUser) -> FakeMessage | None:
-        return self.tg.last_message(self.tg.private_chat(user))
+        """The newest message in his private chat, passing over the ones whose buttons
+        are none of a table's (/start's quick game)."""
+        for message in reversed(self.tg.bot_messages(self.tg.private_chat(user))):
+            data = callback_buttons(message)
+            if not data or any(kind_of(d) not in NOT_TABLES for d in data):
+                return message
+        return None
 
     def end_message(self) -> FakeMessage | None:
         assert self.lobby is not None

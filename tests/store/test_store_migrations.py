@@ -22,6 +22,7 @@ from bot.store import (
     Store,
     TableStatus,
 )
+from bot.store.migrations import played_fast
 from bot.store.models import seats_to_json
 from bot.store.sqlite import migrate, schema_version
 from engine import Game, IllegalAction, Rules, action_from_dict
@@ -122,14 +123,18 @@ OLD_FINISHED, OLD_RUNNING = 31, 32
 """The seeds of version 7's sample games: one finished, one running."""
 
 
-def seed_v7(db: sqlite3.Connection) -> None:
+def seed_v7(db: sqlite3.Connection, *, fast: bool = False) -> None:
     """A database as version 7 left it: version 6's data, and in another group real games
-    saved before throw-ins were hidden — a finished one, a running one and a lobby."""
+    saved before throw-ins were hidden — a finished one, a running one and a lobby
+    (``fast``: as migration 8 rewrote them, saying fast throw-ins)."""
     seed_v6(db)
     rows: list[str] = []
     for table_id, seed, moves in ((3, OLD_FINISHED, None), (4, OLD_RUNNING, 9)):
         rules, game, log = old_game(seed, moves)
         state = old_json(game.to_json())
+        if fast:
+            rules = played_fast(rules, nested=False) or rules
+            state = played_fast(state, nested=True) or state
         done = game.result is not None
         status = "finished" if done else "playing"
         outcome = f"'{Outcome.from_result(game.result).to_json()}'" if game.result else "NULL"
@@ -156,6 +161,12 @@ def seed_v7(db: sqlite3.Connection) -> None:
     db.executescript(";\n".join(rows) + ";")
 
 
+def seed_v8(db: sqlite3.Connection) -> None:
+    """A database as version 8 left it: version 7's data, its games begun before throw-ins
+    were hidden saying fast throw-ins (what migration 8 wrote)."""
+    seed_v7(db, fast=True)
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
@@ -165,6 +176,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     5: seed_v5,
     6: seed_v6,
     7: seed_v7,
+    8: seed_v8,
 }
 
 
@@ -256,6 +268,15 @@ async def check_upgraded(store: Store, version: int) -> None:
         assert await store.pending_updates([1, 2]) == []
     if version >= 7:
         await check_v7_data(store)
+    await check_quick_games(store)
+
+
+async def check_quick_games(store: Store) -> None:
+    """Version 9's queue and blocks, empty after an upgrade, and working."""
+    assert await store.quick_waiting(1) is None
+    assert await store.blocked(1) == []
+    await store.block(1, 2)
+    assert await store.blocked(1) == [2]
 
 
 async def check_v7_data(store: Store) -> None:
