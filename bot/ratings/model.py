@@ -9,6 +9,9 @@ order the games finished):
   even one that leads or takes in his place) and leaving the game (Resign) are not moves
   he made, so a game left at once with /leave, or lost on time without a move, rates
   nobody: ratings cannot be farmed by walking out.
+- Two players alone with each other count at most :data:`SAME_PAIR_PER_DAY` games in any
+  24 hours: the tenth game of the same pair in a day moves no rating (farming with a
+  second account that loses on purpose takes many games).
 - Free-for-all: everyone who is not the durak ties first and the durak is last; a draw ties
   everyone. A player who left the game with /leave or ran out of time is its durak (the
   engine's result says so), so he loses it.
@@ -54,6 +57,7 @@ __all__ = [
     "OVERALL",
     "PRIVATE_TABLES",
     "PROVISIONAL_GAMES",
+    "SAME_PAIR_PER_DAY",
     "VS_COMPUTER",
     "Change",
     "FinishedGame",
@@ -80,6 +84,10 @@ VS_COMPUTER: Final = 1
 
 MIN_MOVES: Final = 3
 """Moves of his own every human must have made for a game to count."""
+SAME_PAIR_PER_DAY: Final = 9
+"""Games of two players alone with each other that count in any 24 hours: from the tenth
+on, the same two move no rating (a second account that loses on purpose farms a rating
+this way)."""
 NOT_MOVES: Final = ("timeout", "resign")
 """Logged action types that are not a move the player made: the clock, and leaving."""
 PROVISIONAL_GAMES: Final = 10
@@ -176,6 +184,9 @@ class FinishedGame:
     """The ``teams`` rule: ``none``, ``pairs`` or ``triples``."""
     moves: Mapping[int, int] = field(default_factory=dict)
     """Moves each seat made himself (see :data:`NOT_MOVES`)."""
+    pair_before: int = 0
+    """A game of two humans alone: the games the same two finished together in the 24
+    hours before it (see :data:`SAME_PAIR_PER_DAY`)."""
 
     @property
     def against_computer(self) -> bool:
@@ -210,7 +221,8 @@ def sides_of(teams: str, players: int) -> tuple[int, ...]:
 
 def not_counted(game: FinishedGame) -> str | None:
     """Why the game does not count (None if it does): ``no_humans``, ``few_moves`` (a
-    human made fewer than :data:`MIN_MOVES` moves) or ``bad_result``."""
+    human made fewer than :data:`MIN_MOVES` moves), ``same_pair`` (two players alone with
+    each other, past :data:`SAME_PAIR_PER_DAY` games in a day) or ``bad_result``."""
     n = len(game.seats)
     if n < 2 or any(not 0 <= s < n for s in game.durak_seats):
         return "bad_result"
@@ -220,6 +232,8 @@ def not_counted(game: FinishedGame) -> str | None:
         return "no_humans"
     if any(s.human and game.moves.get(i, 0) < MIN_MOVES for i, s in enumerate(game.seats)):
         return "few_moves"
+    if n == 2 and game.pair_before >= SAME_PAIR_PER_DAY:
+        return "same_pair"
     return None
 
 

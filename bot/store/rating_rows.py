@@ -23,7 +23,7 @@ from bot.ratings.model import (
     not_counted,
     rate,
 )
-from bot.store.models import Outcome, seats_from_json
+from bot.store.models import DAY, Outcome, seats_from_json
 
 PLACE: Final = (
     "INSERT INTO rated_games (seq, table_id, game_no) "
@@ -106,12 +106,19 @@ def _teams_rule(rules: str) -> str:
 
 
 def finished_game(
-    chat_id: int, seats: str, rules: str, outcome: str, moves: Mapping[int, int]
+    chat_id: int,
+    seats: str,
+    rules: str,
+    outcome: str,
+    moves: Mapping[int, int],
+    pair_before: int = 0,
 ) -> FinishedGame:
-    """A stored game (its seats, rules and outcome JSON, the moves of each seat) as the
-    rating reads it."""
+    """A stored game (its seats, rules and outcome JSON, the moves of each seat; a game of
+    two humans, how many the same two finished together in the day before) as the rating
+    reads it."""
     result = Outcome.from_json(outcome)
     return FinishedGame(
+        pair_before=pair_before,
         chat_id=chat_id,
         seats=tuple(RatedSeat(s.user_id, s.ai, s.name) for s in seats_from_json(seats)),
         durak_seats=tuple(result.durak_seats),
@@ -122,16 +129,37 @@ def finished_game(
 
 
 def judge(
-    found: Sequence[Any] | None, moves: Mapping[int, int]
+    found: Sequence[Any] | None, moves: Mapping[int, int], pair_before: int = 0
 ) -> tuple[FinishedGame, float] | str:
-    """A game's row (:data:`FINISHED`; None if it has no result) and its seats' moves:
-    the game to rate and when it finished, or why it does not count."""
+    """A game's row (:data:`FINISHED`; None if it has no result), its seats' moves and
+    (:func:`pair_of`) the games its pair played in the day before: the game to rate and
+    when it finished, or why it does not count."""
     if found is None:
         return "no_result"
     chat_id, seats, rules, outcome, finished_at = found
-    game = finished_game(chat_id, seats, rules, outcome, moves)
+    game = finished_game(chat_id, seats, rules, outcome, moves, pair_before)
     reason = not_counted(game)
     return reason if reason is not None else (game, finished_at)
+
+
+PAIR_BEFORE: Final = (
+    "SELECT count(*) FROM game_players AS a JOIN game_players AS b "
+    "ON b.table_id = a.table_id AND b.game_no = a.game_no AND b.seat <> a.seat "
+    "JOIN rated_games AS r ON r.table_id = a.table_id AND r.game_no = a.game_no "
+    "WHERE a.user_id = ? AND b.user_id = ? AND a.players = 2 AND r.seq < ? "
+    "AND a.finished_at > ?"
+)
+"""The games two players played alone with each other before a game's place in the rating
+order (one ``?``), finished after a time (the day before it)."""
+
+
+def pair_of(seats: str) -> tuple[int, int] | None:
+    """The two humans of a game of two humans alone (its seats JSON), else None."""
+    found = seats_from_json(seats)
+    users = [s.user_id for s in found if s.user_id is not None and s.ai is None]
+    if len(found) != 2 or len(users) != 2:
+        return None
+    return users[0], users[1]
 
 
 def scopes_and_users(game: FinishedGame) -> tuple[tuple[int, ...], list[int]]:
@@ -212,10 +240,18 @@ def replay(
     ``chat_id`` only that chat's own scope (its games' place marks are kept)."""
     lines: dict[tuple[int, int], _Line] = {}
     skills: dict[tuple[int, int], Skill] = {}
+    pairs: dict[frozenset[int], list[float]] = {}
+    """When each pair's games (in the rating order) finished."""
     done = Replayed()
     for seq, table_id, game_no, game_chat, seats, rules, outcome, finished_at in games:
         found = None if outcome is None else (game_chat, seats, rules, outcome, finished_at)
-        judged = judge(found, moves.get((table_id, game_no), {}))
+        pair = pair_of(seats) if outcome is not None else None
+        before = 0
+        if pair is not None:
+            played = pairs.setdefault(frozenset(pair), [])
+            before = sum(1 for at in played if at > finished_at - DAY)
+            played.append(finished_at)
+        judged = judge(found, moves.get((table_id, game_no), {}), before)
         if isinstance(judged, str):
             if chat_id is None or outcome is None:
                 done.marks.append((0, judged, seq))

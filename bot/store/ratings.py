@@ -23,11 +23,13 @@ from typing import Final
 
 from bot.ratings.model import NOT_MOVES
 from bot.store.dialect import Dialect
+from bot.store.models import DAY
 from bot.store.rating_rows import (
     FINISHED,
     HISTORY,
     INSERT_RATING,
     MARK,
+    PAIR_BEFORE,
     PLACE,
     PLACE_ALL,
     UPSERT,
@@ -36,6 +38,7 @@ from bot.store.rating_rows import (
     games_sql,
     judge,
     own_move,
+    pair_of,
     rated_lines,
     replay,
     scopes_and_users,
@@ -73,7 +76,12 @@ def rate_game(d: Dialect, table_id: int, game_no: int) -> Body[bool]:
     seq = int(rows[0][0])
     found = yield Fetch(FINISHED, (table_id, game_no))
     moves = yield from _game_moves(d, table_id, game_no)
-    judged = judge(found[0] if found else None, moves)
+    pair = pair_of(found[0][1]) if found else None
+    before = 0
+    if found and pair is not None:
+        counted = yield Fetch(PAIR_BEFORE, (*pair, seq, float(found[0][4]) - DAY))
+        before = int(counted[0][0])
+    judged = judge(found[0] if found else None, moves, before)
     if isinstance(judged, str):
         yield Many(MARK, [(0, judged, seq)])
         return False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bot.ratings.model import (
@@ -9,6 +11,7 @@ from bot.ratings.model import (
     MIN_MOVES,
     NEWCOMER,
     OVERALL,
+    SAME_PAIR_PER_DAY,
     VS_COMPUTER,
     Change,
     FinishedGame,
@@ -191,3 +194,15 @@ def test_shown_ratings() -> None:
     assert shown(NEWCOMER) == 1000
     assert shown(Skill(25.0, 1.5)) == 1492  # an average player known well
     assert Skill(30.0, 2.0).shown > Skill(30.0, 4.0).shown  # more certain, shown higher
+
+
+def test_a_pair_alone_counts_nine_games_a_day() -> None:
+    two = (RatedSeat(1, None, "Ann"), RatedSeat(2, None, "Bob"))
+    moves = {0: MIN_MOVES, 1: MIN_MOVES}
+    game = FinishedGame(-100, two, (1,), False, moves=moves)
+    assert not_counted(replace(game, pair_before=SAME_PAIR_PER_DAY - 1)) is None
+    assert not_counted(replace(game, pair_before=SAME_PAIR_PER_DAY)) == "same_pair"
+    three = FinishedGame(
+        -100, (*two, RatedSeat(3, None, "Cid")), (1,), False, moves={**moves, 2: MIN_MOVES}
+    )
+    assert not_counted(replace(three, pair_before=50)) is None

@@ -7,8 +7,8 @@ import asyncio
 
 from store_backends import Database
 
-from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER
-from bot.store import Outcome, Store, UserRow
+from bot.ratings.model import NEWCOMER, OVERALL, SAME_PAIR_PER_DAY, VS_COMPUTER
+from bot.store import Outcome, Store, UserRow, private_chat
 from engine import Game, Rules
 from engine.actions import Resign, Timeout
 
@@ -218,15 +218,37 @@ async def test_a_rating_that_fails_does_not_cost_the_game(store: Store, database
 async def test_games_finishing_at_once_are_rated_one_after_another(
     store: Store, database: Database
 ) -> None:
-    # The same two players finish games at several tables at once (PostgreSQL's store
-    # writes them on connections of their own): each rating reads the one before it, as
-    # rebuilding them in their order does.
+    # The same players finish games at several tables at once (PostgreSQL's store writes
+    # them on connections of their own): each rating reads the one before it, as
+    # rebuilding them in their order does. (Three pairs, four games each: every game
+    # counts.)
+    pairs = ((ANN, BOB), (ANN, CID), (BOB, CID))
+
     async def game(i: int) -> None:
-        await logged_game(store, (ANN, BOB), lost(i % 2, 2), chat_id=-100 - i % 3)
+        await logged_game(store, pairs[i % 3], lost(i % 2, 2), chat_id=-100 - i % 3)
 
     await asyncio.gather(*(game(i) for i in range(12)))
     before = await dump(database)
     assert len(before[2]) == 12 and {line[3] for line in before[2]} == {1}
-    assert (await store.ratings_of(OVERALL, [1]))[1].games == 12
+    assert (await store.ratings_of(OVERALL, [1]))[1].games == 8
     assert await store.rebuild_ratings() == (12, 12)
     assert await dump(database) == before
+
+
+async def test_two_players_alone_count_nine_games_a_day(store: Store, database: Database) -> None:
+    # a quick game's table: no group, so the overall rating alone moves
+    private = private_chat(1_000, 3)
+    for i in range(SAME_PAIR_PER_DAY + 3):
+        await logged_game(store, (ANN, BOB), lost(i % 2, 2), chat_id=private)
+    marks = [(counted, reason) for _, _, _, counted, reason in await rated(database)]
+    assert marks == [(1, None)] * SAME_PAIR_PER_DAY + [(0, "same_pair")] * 3
+    overall = await store.ratings_of(OVERALL, [1, 2])
+    assert overall[1].games == overall[2].games == SAME_PAIR_PER_DAY
+    assert await store.ratings_of(private, [1, 2]) == {}
+    # another opponent counts; so does a game of three with the same two in it
+    await logged_game(store, (ANN, CID), lost(1, 2), chat_id=private)
+    await logged_game(store, (ANN, BOB, CID), lost(2, 3))
+    assert [c for _, _, _, c, _ in await rated(database)][-2:] == [1, 1]
+    before = await dump(database)
+    await store.rebuild_ratings()
+    assert await dump(database) == before, "rebuilding counts the pairs alike"
