@@ -129,7 +129,7 @@ async def run_press(
             await answer(live, outcome)
             await _settle(outcome)
         return live
-    group_lang = presser.lang if live.solo else await chat_lang(rt, live.row.chat_id)
+    group_lang = presser.lang if live.own_chats else await chat_lang(rt, live.row.chat_id)
     async with live.lock:
         outcome = await decide_table(rt, presenter, live, presser, decoded, group_lang, stray)
         await answer(live, outcome)
@@ -213,6 +213,9 @@ async def decide_table(
     """A button of a lobby, of a game against the computer's setup, or of an end message
     (under the table's lock)."""
     user, lang, bot = presser.user, presser.lang, presser.bot
+    if live.private:
+        # a private table has no lobby and no rematch: its end offers a new quick game
+        raise Refused("outdated" if live.seat_of(user.id) is not None else "not_yours")
     if live.solo and user.id != live.row.creator_id:
         raise Refused("solo_only")  # a game against the computer is its player's alone
     copy = stray is not None and not isinstance(decoded, cb.Rematch)

@@ -19,14 +19,16 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from bot import render as r
-from bot.base.i18n import Lang
+from bot.base.i18n import Lang, tr
 from bot.chat.common import answer, remember, reply, say, user_lang
 from bot.chat.presenter import Presenter, players_of
 from bot.chat.runtime import Runtime, runtime
+from bot.ratings.model import is_group_chat
 from bot.service import callbacks as cb
 from bot.service.coach import Coach
 from bot.service.replay import Replay, ReplayError, load_replay
 from bot.service.tables import Refused
+from bot.store import is_private_chat
 from bot.transport.sender import Content, Priority
 from engine.ai.coach import Review
 
@@ -121,8 +123,11 @@ class ReplayDesk:
         record = replay.record
         step = max(0, min(step, replay.total))
         game, events = replay.at(step)
-        # a group's title; none for a game against the computer
-        title = await self._presenter.title(record.chat_id) if record.chat_id < 0 else ""
+        # a group's title; what a table with no group is; none against the computer
+        if is_group_chat(record.chat_id):
+            title = await self._presenter.title(record.chat_id)
+        else:
+            title = tr(lang, "private.where") if is_private_chat(record.chat_id) else ""
         frame = r.ReplayFrame(
             table_id=record.table_id,
             game_no=record.game_no,

@@ -203,7 +203,7 @@ class Hub:
     async def prepare(self, live: Live) -> None:
         """Load what a table's frames need besides its state (the group's title, the
         series) before its first page is shown."""
-        if not live.solo:
+        if not live.own_chats:
             await self._presenter.title(live.row.chat_id)
         await self._tally(live)
 
@@ -234,7 +234,7 @@ class Hub:
         return Scene(
             live=live,
             players=players_of(live.row.seats),
-            group_title="" if live.solo else self._presenter.known_title(live.row.chat_id),
+            group_title="" if live.own_chats else self._presenter.known_title(live.row.chat_id),
             tally=tally[1] if tally is not None else None,
             codec=self._rt.codec,
             now=time.time(),

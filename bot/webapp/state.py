@@ -120,10 +120,19 @@ def _texts(lang: Lang) -> dict[str, str]:
     return {key: tr(lang, f"webapp.{key}") for key in TEXT_KEYS}
 
 
+def _where(scene: Scene, lang: Lang) -> str:
+    """Where the table is: its group's title, or what a table with no group is."""
+    if scene.live.solo:
+        return tr(lang, "solo.where")
+    if scene.live.private:
+        return tr(lang, "private.where")
+    return scene.group_title
+
+
 def _context(scene: Scene, lang: Lang) -> r.TableContext:
     live = scene.live
     left = None if live.deadline is None else max(0.0, live.deadline - scene.now)
-    title = tr(lang, "solo.where") if live.solo else scene.group_title
+    title = _where(scene, lang)
     return r.TableContext(
         table_id=live.table_id,
         version=live.version,
@@ -378,6 +387,8 @@ def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str
         "headline": plain("\n".join(_headline(result, scene.players, lang))),
         "places": _places(result, scene.players, losers),
     }
+    if live.private:
+        return end, []  # a new quick game, Block: in the chat, where they are answered
     return end, _keyboard_buttons(scene, screen, _END_ACTIONS)
 
 
@@ -432,9 +443,7 @@ def state_frame(
         "v": live.version,
         "lang": lang,
         "status": str(status),
-        "title": plain(
-            title_line(lang, live.rules, tr(lang, "solo.where") if live.solo else scene.group_title)
-        ),
+        "title": plain(title_line(lang, live.rules, _where(scene, lang))),
         "texts": _texts(lang),
         "lobby": None,
         "table": None,
@@ -445,7 +454,7 @@ def state_frame(
         "tally": [plain(line) for line in tally_lines(scene.tally, lang)] if scene.tally else None,
         # the page may offer to invite (Telegram's shareMessage) to an open or running table
         "share": scene.invitable
-        and not live.solo
+        and not live.own_chats
         and status in (TableStatus.LOBBY, TableStatus.PLAYING),
     }
     if status == TableStatus.LOBBY or game is None:

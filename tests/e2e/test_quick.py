@@ -158,6 +158,19 @@ async def test_two_players_are_paired_at_once_and_play_in_their_own_chats(tmp_pa
                 data = callback_buttons(end)
                 assert [kind_of(d) for d in data] == ["Q", "R", "B"], data
                 assert any(other in b.text for row in end.buttons for b in row)
+            # his record lists his quick games as one line; the replay names where it was
+            asked = await tg.send_command(ann.user, ann.chat, "stats")
+            stats = await tg.wait_for_message(ann.chat, after=asked, timeout=10)
+            assert "Quick games" in stats.plain_text and "1 game" in stats.plain_text
+            end = ann.ends()[-1]
+            await ann.press(end, next(d for d in callback_buttons(end) if kind_of(d) == "R"))
+            await tg.wait_for(
+                lambda: any(
+                    "Replay" in m.plain_text and "Quick game" in m.plain_text
+                    for m in ann.messages()
+                ),
+                timeout=10,
+            )
         assert stored(db, table_id).status == "finished"
         scopes = {s for (s,) in query(db, "SELECT DISTINCT scope FROM ratings")}
         assert scopes <= {0}, "a private table moves the overall rating only"

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import replace
 
 from telegram import (
     CallbackQuery,
@@ -33,9 +35,10 @@ from bot.chat.common import (
 )
 from bot.chat.replays import replay_from_link
 from bot.chat.runtime import Runtime, runtime
+from bot.ratings.model import PRIVATE_TABLES, is_group_chat
 from bot.service import callbacks as cb
 from bot.service.tables import Refused
-from bot.store import ChatRow, Seat, TableStatus
+from bot.store import ChatRow, Seat, TableStatus, TallyRow, is_private_chat
 from bot.transport.sender import Content
 
 log = logging.getLogger(__name__)
@@ -49,17 +52,41 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     if chat.type == ChatType.PRIVATE:
         lang = await user_lang(rt, update.effective_user)
-        rows = await rt.store.player_tallies(chat.id)
+        rows = quick_games_as_one(await rt.store.player_tallies(chat.id))
         presenter = presenter_of(context)
-        # his private chat's series is his games against the computer: it has no title
+        # his private chat's series is his games against the computer: it has no title;
+        # his quick games are one line of their own
         titles = {
-            row.chat_id: await presenter.title(row.chat_id) for row in rows if row.chat_id < 0
+            row.chat_id: await presenter.title(row.chat_id)
+            for row in rows
+            if is_group_chat(row.chat_id)
         }
+        titles[PRIVATE_TABLES] = tr(lang, "stats.quick_games")
         reply(rt, message, r.render_player_stats(rows, titles, lang, solo=chat.id), html=True)
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)
     reply(rt, message, r.render_stats(rows, lang, chat.title or ""), html=True)
+
+
+def quick_games_as_one(rows: Sequence[TallyRow]) -> list[TallyRow]:
+    """A player's tallies with those of his private tables (each quick game's table keeps
+    its own series) summed into one, under :data:`PRIVATE_TABLES`."""
+    private = [row for row in rows if is_private_chat(row.chat_id)]
+    rest = [row for row in rows if not is_private_chat(row.chat_id)]
+    if not private:
+        return rest
+    latest = max(private, key=lambda row: row.last_played or 0.0)
+    merged = replace(
+        latest,
+        chat_id=PRIVATE_TABLES,
+        games=sum(row.games for row in private),
+        durak=sum(row.durak for row in private),
+        pogony=sum(row.pogony for row in private),
+        draws=sum(row.draws for row in private),
+        points=sum(row.points for row in private),
+    )
+    return sorted([*rest, merged], key=lambda row: row.last_played or 0.0, reverse=True)
 
 
 async def cmd_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
