@@ -31,6 +31,15 @@ from .end import (
 )
 from .events import event_line, event_lines
 from .hand import render_group_hand, render_hand
+from .invite import (
+    INVITE_GAMES,
+    INVITE_SIZES,
+    InviteSpec,
+    invite_result,
+    render_invitation,
+    render_invitation_end,
+    render_invitation_table,
+)
 from .lobby import (
     LobbyContext,
     join_link,
@@ -80,11 +89,14 @@ from .texts import (
 
 __all__ = [
     "EPHEMERAL_COMMANDS",
+    "INVITE_GAMES",
+    "INVITE_SIZES",
     "SOLO_COUNTS",
     "Button",
     "Choice",
     "CoachNote",
     "EndContext",
+    "InviteSpec",
     "Keyboard",
     "LobbyContext",
     "MePage",
@@ -105,6 +117,7 @@ __all__ = [
     "event_line",
     "event_lines",
     "game_title",
+    "invite_result",
     "join_link",
     "leads_of",
     "lobby_problem",
@@ -122,6 +135,9 @@ __all__ = [
     "render_group_hand",
     "render_hand",
     "render_help",
+    "render_invitation",
+    "render_invitation_end",
+    "render_invitation_table",
     "render_lang_picker",
     "render_lobby",
     "render_looking",

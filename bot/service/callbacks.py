@@ -51,6 +51,7 @@ __all__ = [
     "CoverWith",
     "EndCallback",
     "HandCallback",
+    "Invite",
     "Join",
     "Kick",
     "Leave",
@@ -594,6 +595,22 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
+class Invite:
+    """A button of an invitation posted through inline mode: ``join``, ``leave``, ``start``
+    or ``again`` (a rematch). The message names no table (Telegram tells the bot nothing
+    when an inline result is chosen): the buttons carry what the invitation is —
+    ``game`` for ``size`` players, from user ``inviter`` — and the table is the one its
+    first press opens."""
+
+    action: str
+    game: str
+    size: int
+    inviter: int
+    KIND: ClassVar[str] = "I"
+    SPEC: ClassVar[tuple[str, ...]] = ("token", "token", "int", "int")
+
+
+@dataclass(frozen=True, slots=True)
 class Quick:
     """The quick game's queue: ``go`` (join it), ``cancel`` (leave it), ``computer`` (leave
     it for a game against the computer), ``wait`` (keep waiting)."""
@@ -647,6 +664,7 @@ Callback: TypeAlias = (
     | React
     | Block
     | Quick
+    | Invite
 )
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
@@ -684,6 +702,7 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     React,
     Block,
     Quick,
+    Invite,
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}
 assert len(_BY_KIND) == len(_KINDS), "callback kinds must be distinct"

@@ -334,3 +334,17 @@ class Store(Protocol):
     async def blocked(self, user_id: int) -> list[int]:
         """Whom ``user_id`` has blocked."""
         ...
+
+    async def invitation(self, inline_message_id: str) -> tuple[int, str] | None:
+        """The table an invitation opened, and its language (None: not pressed yet)."""
+        ...
+
+    async def invitation_of(self, table_id: int) -> tuple[str, str] | None:
+        """The invitation that shows a table, and its language (None: none does)."""
+        ...
+
+    async def open_invitation(
+        self, inline_message_id: str, lang: str, shard: int, rules: str, creator: Seat
+    ) -> TableRow:
+        """The private table an invitation shows, opened by its first press (once)."""
+        ...

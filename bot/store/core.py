@@ -1203,6 +1203,67 @@ class SqlStore:
         )
         return [int(r[0]) for r in rows]
 
+    # ------------------------------------------------------------------ invitations
+
+    async def invitation(self, inline_message_id: str) -> tuple[int, str] | None:
+        """The table an invitation opened, and the invitation's language (None: nobody
+        pressed it yet)."""
+        rows = await self._fetch(
+            "SELECT table_id, lang FROM invitations WHERE inline_message_id = ?",
+            (inline_message_id,),
+        )
+        return (int(rows[0][0]), rows[0][1]) if rows else None
+
+    async def invitation_of(self, table_id: int) -> tuple[str, str] | None:
+        """The invitation that shows a table, and its language (None: none does)."""
+        rows = await self._fetch(
+            "SELECT inline_message_id, lang FROM invitations WHERE table_id = ? "
+            "ORDER BY created_at DESC LIMIT 1",
+            (table_id,),
+        )
+        return (rows[0][0], rows[0][1]) if rows else None
+
+    async def open_invitation(
+        self, inline_message_id: str, lang: str, shard: int, rules: str, creator: Seat
+    ) -> TableRow:
+        """The private table an invitation shows: opened by its first press, a lobby with
+        its inviter seated, in ``shard``; the one it opened already if it did (two first
+        presses at once open one table)."""
+        now = self._clock()
+        d = self.dialect
+
+        def body() -> Body[TableRow]:
+            yield from each(d.hold_queue)
+            found = yield Fetch(
+                "SELECT t.table_id FROM invitations AS i JOIN tables AS t "
+                "ON t.table_id = i.table_id WHERE i.inline_message_id = ?",
+                (inline_message_id,),
+            )
+            if found:
+                rows = yield Fetch(
+                    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?", (found[0][0],)
+                )
+                return _table_row(rows[0])
+            rows = yield Fetch(
+                "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
+                "created_at, updated_at) VALUES (?, NULL, 'lobby', ?, ?, ?, ?, ?) "
+                "RETURNING table_id",
+                (PRIVATE_TABLES, creator.user_id, seats_to_json([creator]), rules, now, now),
+            )
+            table_id = int(rows[0][0])
+            rows = yield Fetch(
+                f"UPDATE tables SET chat_id = ? WHERE table_id = ? RETURNING {_TABLE_COLUMNS}",
+                (private_chat(table_id, shard), table_id),
+            )
+            yield Fetch(
+                "INSERT INTO invitations (inline_message_id, table_id, lang, created_at) "
+                "VALUES (?, ?, ?, ?)",
+                (inline_message_id, table_id, lang, now),
+            )
+            return _table_row(rows[0])
+
+        return await self._write(body)
+
 
 PairsLike = Iterable[tuple[Waiting, Waiting]]
 """What a queue's pairing gives: pairs of players, each in one pair at most."""

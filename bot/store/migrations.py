@@ -127,7 +127,10 @@ SEVERAL_PROCESSES = (
 holds everything; they are there so that a schema version means the same in both
 databases."""
 
-QUICK_GAMES = "quick games: the queue of players waiting for one, and whom each has blocked"
+QUICK_GAMES = (
+    "private tables: the queue of players waiting for a quick game, whom each has blocked, "
+    "and the table each invitation in any chat opened"
+)
 """Migration 9's description."""
 
 EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
@@ -456,6 +459,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
             # Whom he played his last quick game against: not again while others wait.
             "ALTER TABLE users ADD COLUMN quick_last {id}",
+            # The private table each invitation posted through inline mode opened: the
+            # message is known by its inline id alone, and shows that table.
+            """
+            CREATE TABLE invitations (
+                inline_message_id TEXT PRIMARY KEY,
+                table_id          {id} NOT NULL,
+                lang              TEXT NOT NULL,
+                created_at        {real} NOT NULL
+            ){without_rowid}
+            """,
+            "CREATE INDEX invitations_by_table ON invitations (table_id)",
         ),
     ),
 )

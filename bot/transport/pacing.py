@@ -57,6 +57,7 @@ __all__ = [
     "Pacing",
     "Priority",
     "ephemeral_receiver",
+    "inline_budget",
     "paced",
     "pacing_of",
     "retry_after_seconds",
@@ -482,9 +483,14 @@ class Pacer(BaseRateLimiter[int]):
             chat = None
         elif isinstance(chat, str) and chat.lstrip("-").isdigit():
             chat = int(chat)
-        counted = chat is not None and counts(endpoint)
+        inline = data.get("inline_message_id") if chat is None else None
+        counted = (chat is not None or isinstance(inline, str)) and counts(endpoint)
         receiver = ephemeral_receiver(endpoint, data) if isinstance(chat, int) else None
         key: int | str | None = chat
+        if chat is None and isinstance(inline, str):
+            # an inline message is in a chat the bot is not told of, whose budget its edits
+            # spend: each is paced as a group's
+            key = inline_budget(inline)
         if receiver is not None:
             assert isinstance(chat, int)
             key = self.ephemeral_budget(chat, receiver)
@@ -526,6 +532,11 @@ class Pacer(BaseRateLimiter[int]):
                     raise
                 if chat is None:
                     await asyncio.sleep(seconds)
+
+
+def inline_budget(inline_message_id: str) -> str:
+    """The budget an inline message's edits spend: its own, a group's figures."""
+    return f"i{inline_message_id}"
 
 
 def pacing_of(settings: Settings) -> Pacing:

@@ -22,6 +22,7 @@ __all__ = [
     "describe",
     "is_clock_refused",
     "is_gone",
+    "is_inline_gone",
     "is_not_modified",
     "is_thread_gone",
     "is_topic_closed",
@@ -71,15 +72,6 @@ TOPIC_CLOSED: Final = "topic_closed"
 topics, and a topic's creator, may post there. Its messages can still be edited."""
 
 
-THREAD_GONE: Final = "message thread not found"
-"""A send into a forum topic that does not exist (any more): an admin deleted it, and every
-message in it with it."""
-
-TOPIC_CLOSED: Final = "topic_closed"
-"""A send into a closed forum topic (or a closed General topic): only members who manage
-topics, and a topic's creator, may post there. Its messages can still be edited."""
-
-
 def describe(exc: BaseException) -> str:
     """Telegram's description in the form it is compared in: lower case, no prefix."""
     text = str(exc).strip().lower()
@@ -94,6 +86,18 @@ def is_not_modified(exc: BaseException) -> bool:
 def is_gone(exc: BaseException) -> bool:
     """The message to edit or delete does not exist (any more)."""
     return isinstance(exc, BadRequest) and describe(exc) in GONE
+
+
+INLINE_INVALID: Final = "invalid inline message identifier specified"
+"""An ``inline_message_id`` that is no id at all (tdlib's words)."""
+
+
+def is_inline_gone(exc: BaseException) -> bool:
+    """An inline message that cannot be edited any more: deleted, with its chat or alone
+    (Telegram's MESSAGE_ID_INVALID), or an id that names none."""
+    return isinstance(exc, BadRequest) and (
+        describe(exc) in GONE or describe(exc) == INLINE_INVALID
+    )
 
 
 def is_thread_gone(exc: BaseException) -> bool:
