@@ -939,8 +939,10 @@ async def test_messages_older_than_48_hours_cannot_be_deleted(
     younger = await bot.send_message(ann.id, "younger")
     server.age_message(ann.id, younger.message_id, 47)
     assert await bot.delete_message(ann.id, younger.message_id)
+    with pytest.raises(BadRequest, match="Invalid inline message identifier specified"):
+        await bot.edit_message_text("x", inline_message_id="abc")  # not an id at all
     with pytest.raises(BadRequest, match=MESSAGE_ID_INVALID.capitalize()):
-        await bot.edit_message_text("x", inline_message_id="abc")
+        await bot.edit_message_text("x", inline_message_id="BAAAAO8RBQDskbUAmPbrZPeyYm4")
 
 
 # ---- forums, admins, commands, pins ---------------------------------------------------------

@@ -8,25 +8,36 @@ this file has an example and lists what is faithful to Telegram and what is not.
 Entry points: ``FakeTelegramServer`` (``server.py``; simulation methods come from
 ``simulation.py``, inspection and waiting from ``inspection.py``), ``Limits``
 (``limits.py``, flood control), ``Faults`` (``faults.py``, network faults) and
-``running`` (``ptb.py``).
+``running`` (``ptb.py``). Inline mode (``inline_query``, ``choose_inline_result``,
+``inline.py``) is described in the README's "Inline mode".
 """
 
 from .api import MAX_EPHEMERAL_EDIT_LENGTH
 from .errors import (
+    ARTICLE_TITLE_EMPTY,
     CANT_REPLACE_EPHEMERAL,
     EPHEMERAL_IN_CHANNEL,
     EPHEMERAL_NOT_ALLOWED,
     EPHEMERAL_TEXT_TOO_LONG,
+    INLINE_MESSAGE_ID_MALFORMED,
+    INLINE_MESSAGE_TOO_LONG,
     MESSAGE_CANT_BE_DELETED,
     MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
     MESSAGE_ID_INVALID,
+    NEXT_OFFSET_INVALID,
+    QUERY_TOO_OLD,
     RECEIVER_IS_BOT,
     RECEIVER_NOT_MEMBER,
     REPLACE_NEEDS_QUERY,
+    RESULT_ID_DUPLICATE,
+    RESULT_ID_INVALID,
+    TOO_MANY_INLINE_RESULTS,
+    URL_INVALID,
     ApiError,
 )
 from .faults import Faults, Hold
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
+from .inline import InlineAnswer, InlineQuery, InlineResult
 from .inspection import GENERAL_TOPIC
 from .keyboards import (
     BUTTON_STYLES,
@@ -74,6 +85,7 @@ def find_button(
 
 __all__ = [
     "ADMINISTRATOR",
+    "ARTICLE_TITLE_EMPTY",
     "BUTTON_STYLES",
     "CANT_REPLACE_EPHEMERAL",
     "CHANNEL",
@@ -84,6 +96,8 @@ __all__ = [
     "EPHEMERAL_TEXT_TOO_LONG",
     "GENERAL_TOPIC",
     "GROUP",
+    "INLINE_MESSAGE_ID_MALFORMED",
+    "INLINE_MESSAGE_TOO_LONG",
     "KICKED",
     "LEFT",
     "MAX_CALLBACK_DATA_BYTES",
@@ -93,12 +107,18 @@ __all__ = [
     "MESSAGE_CANT_BE_DELETED",
     "MESSAGE_CANT_BE_DELETED_FOR_EVERYONE",
     "MESSAGE_ID_INVALID",
+    "NEXT_OFFSET_INVALID",
     "PRIVATE",
+    "QUERY_TOO_OLD",
     "RECEIVER_IS_BOT",
     "RECEIVER_NOT_MEMBER",
     "REPLACE_NEEDS_QUERY",
+    "RESULT_ID_DUPLICATE",
+    "RESULT_ID_INVALID",
     "SECRET_HEADER",
     "SUPERGROUP",
+    "TOO_MANY_INLINE_RESULTS",
+    "URL_INVALID",
     "ApiCall",
     "ApiError",
     "Button",
@@ -110,6 +130,9 @@ __all__ = [
     "FakeUser",
     "Faults",
     "Hold",
+    "InlineAnswer",
+    "InlineQuery",
+    "InlineResult",
     "Limits",
     "MessageRevision",
     "ParsedText",

@@ -21,7 +21,6 @@ from .errors import (
     MESSAGE_CANT_BE_DELETED,
     MESSAGE_CANT_BE_DELETED_FOR_EVERYONE,
     MESSAGE_CANT_BE_EDITED,
-    MESSAGE_ID_INVALID,
     MESSAGE_NOT_MODIFIED,
     MESSAGE_TEXT_EMPTY,
     MESSAGE_TO_DELETE_NOT_FOUND,
@@ -34,6 +33,7 @@ from .errors import (
     SET_WEBHOOK_CONFLICT,
     THREAD_NOT_FOUND,
     TOPIC_CLOSED,
+    URL_INVALID,
     USER_NOT_FOUND,
     WEBHOOK_CONFLICT,
     ApiError,
@@ -45,6 +45,12 @@ from .errors import (
     too_many_requests,
 )
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_text
+from .inline_api import (
+    answer_inline_query,
+    inline_markup,
+    inline_target,
+    names_inline_message,
+)
 from .keyboards import validate_reply_markup
 from .limits import RateLimiter
 from .media import Upload, image_size, photo_problem
@@ -94,6 +100,10 @@ CONFLICT_PACE = 3.0
 DELETE_WINDOW = 48 * 3600
 _COMMAND_NAME_RE = re.compile(r"^[a-z0-9_]{1,32}$")
 _SECRET_TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+_ANSWER_URL_RE = re.compile(
+    r"^(?:https?://)?(?:t\.me|telegram\.me)/(?P<bot>[A-Za-z0-9_]+)\?start=[^&#\s]*$",
+    re.IGNORECASE,
+)
 _SCOPES = frozenset(
     {
         "default",
@@ -221,6 +231,7 @@ class BotApi:
             "deleteMessage",
             "deleteMessages",
             "answerCallbackQuery",
+            "answerInlineQuery",
             "sendChatAction",
             "getChat",
             "getChatMember",
@@ -251,7 +262,7 @@ class BotApi:
         entry = self._handlers.get(method.lower())
         if entry is None:
             return
-        retry_after = self.limiter.take_forced(entry[0], raw.get("chat_id"))
+        retry_after = self.limiter.take_forced(entry[0], self.world.chat_id_named(raw))
         if retry_after is None:
             retry_after = self.limiter.take_flood(entry[0])
         if retry_after is not None:
@@ -367,8 +378,6 @@ class BotApi:
         return message
 
     def _edit_target(self, p: Params, method: str) -> tuple[FakeChat, FakeMessage]:
-        if p.get("chat_id") is None and p.get("inline_message_id") is not None:
-            raise bad_request(MESSAGE_ID_INVALID)  # inline messages are not simulated
         chat = self._chat(p, write=True)
         self._flood_check(method, chat)
         message = self._message(chat, p, MESSAGE_TO_EDIT_NOT_FOUND)
@@ -420,7 +429,7 @@ class BotApi:
         data.update(
             can_join_groups=True,
             can_read_all_group_messages=not self.world.privacy_mode,
-            supports_inline_queries=False,
+            supports_inline_queries=self.world.inline_mode,
             can_connect_to_business=False,
             has_main_web_app=False,
         )
@@ -945,6 +954,8 @@ class BotApi:
         return message.to_api()
 
     async def _edit_message_text(self, p: Params) -> Any:
+        if names_inline_message(p):
+            return self._edit_inline_text(p)
         chat, message = self._edit_target(p, "editMessageText")
         if message.text is None or message.photo is not None:
             raise bad_request("there is no text in the message to edit")
@@ -955,11 +966,37 @@ class BotApi:
         return message.to_api()
 
     async def _edit_message_reply_markup(self, p: Params) -> Any:
+        if names_inline_message(p):
+            return self._edit_inline_markup(p)
         chat, message = self._edit_target(p, "editMessageReplyMarkup")
         markup = self._markup(p, chat)
         self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
         self._flood_consume("editMessageReplyMarkup", chat)
         return message.to_api()
+
+    # ---- inline mode (see inline_api.py) -------------------------------------------
+
+    async def _answer_inline_query(self, p: Params) -> Any:
+        return answer_inline_query(self, p)
+
+    def _edit_inline_text(self, p: Params) -> Any:
+        """editMessageText by ``inline_message_id``: ``True`` on success ("if the edited
+        message is not an inline message, the edited Message is returned, otherwise True
+        is returned", Bot API); charged to the chat the message is in."""
+        text, parse_mode, parsed = self._text(p)
+        markup = inline_markup(self, p)
+        message = inline_target(self, p, "editMessageText")
+        self._apply_edit(message, text=text, parse_mode=parse_mode, parsed=parsed, markup=markup)
+        self._flood_consume("editMessageText", message.chat)
+        return True
+
+    def _edit_inline_markup(self, p: Params) -> Any:
+        """editMessageReplyMarkup by ``inline_message_id`` (``True`` on success)."""
+        markup = inline_markup(self, p)
+        message = inline_target(self, p, "editMessageReplyMarkup")
+        self._apply_edit(message, text=None, parse_mode=None, parsed=None, markup=markup)
+        self._flood_consume("editMessageReplyMarkup", message.chat)
+        return True
 
     def _can_delete(self, chat: FakeChat, message: FakeMessage) -> bool:
         return message.from_bot or chat.type == PRIVATE or chat.bot_is_admin
@@ -1043,6 +1080,9 @@ class BotApi:
         text = p.string("text")
         if text is not None and len(text) > MAX_CALLBACK_ANSWER_LENGTH:
             raise bad_request("MESSAGE_TOO_LONG")
+        url = p.string("url") or None
+        if url is not None and not self._opens_this_bot(url):
+            raise bad_request(URL_INVALID)
         press.future.set_result(
             CallbackAnswer(
                 query_id=query_id,
@@ -1053,6 +1093,14 @@ class BotApi:
             )
         )
         return True
+
+    def _opens_this_bot(self, url: str) -> bool:
+        """answerCallbackQuery's url: "If you have created a Game ... Otherwise, you may
+        use links like t.me/your_bot?start=XXXX that open your bot with a parameter" (Bot
+        API). Games are not simulated: only such a link to this bot passes."""
+        match = _ANSWER_URL_RE.match(url)
+        bot = (self.world.bot.username or "").lower()
+        return match is not None and match.group("bot").lower() == bot
 
     async def _send_chat_action(self, p: Params) -> Any:
         chat = self._chat(p, write=True)

@@ -17,8 +17,18 @@ MESSAGE_CANT_BE_DELETED = "message can't be deleted"
 #: deleteMessage of a message older than 48 hours in a group or supergroup.
 MESSAGE_CANT_BE_DELETED_FOR_EVERYONE = "message can't be deleted for everyone"
 MESSAGE_CANT_BE_EDITED = "message can't be edited"
-#: An edit addressed by inline_message_id (inline messages are not simulated).
+#: An edit by an inline_message_id Telegram does not know (or of an inline message that
+#: was deleted): telegram-bot-api passes the id to tdlib's editInlineMessageText without
+#: looking at it (Client.cpp, process_edit_message_text_query) and Telegram's server
+#: answers MESSAGE_ID_INVALID, which the Bot API passes on as it is (an MTProto error of
+#: messages.editInlineBotMessage; the same answer for a message its user deleted,
+#: chelaxian/tg-ytdlp-bot#453, over MTProto's messages.editMessage).
 MESSAGE_ID_INVALID = "MESSAGE_ID_INVALID"
+#: An inline_message_id that is no identifier at all (not base64url of 20 or 24 bytes
+#: naming a data centre): tdlib's wording (InlineMessageManager.cpp,
+#: get_input_bot_inline_message_id); older servers said "Wrong inline message identifier
+#: specified" (rubenlagus/TelegramBots#144).
+INLINE_MESSAGE_ID_MALFORMED = "invalid inline message identifier specified"
 MESSAGE_TOO_LONG = "message is too long"
 MESSAGE_TEXT_EMPTY = "message text is empty"
 BUTTON_DATA_INVALID = "BUTTON_DATA_INVALID"
@@ -67,6 +77,28 @@ CANT_REPLACE_EPHEMERAL = "ephemeral messages can't be replaced; edit them instea
 #: (tdlib/telegram-bot-api#881, August 2026: "Fails at > 1024 characters; Returns
 #: MEDIA_CAPTION_TOO_LONG").
 EPHEMERAL_TEXT_TOO_LONG = "MEDIA_CAPTION_TOO_LONG"
+
+# ---- inline mode (see README "Inline mode") --------------------------------------------
+#: answerInlineQuery with more than 50 results (telegram-bot-api, Client.cpp,
+#: get_inline_query_results: "Too many inline query results specified").
+TOO_MANY_INLINE_RESULTS = "too many inline query results specified"
+#: Telegram's server errors for messages.setInlineBotResults, passed on as they are
+#: (core.telegram.org/method/messages.setInlineBotResults, "Possible errors"): two results
+#: with one id; an article with an empty title; a message text over 4096 characters;
+#: a next_offset over 64 bytes ("Offset length can't exceed 64 bytes", Bot API).
+RESULT_ID_DUPLICATE = "RESULT_ID_DUPLICATE"
+ARTICLE_TITLE_EMPTY = "ARTICLE_TITLE_EMPTY"
+INLINE_MESSAGE_TOO_LONG = "MESSAGE_TOO_LONG"
+NEXT_OFFSET_INVALID = "NEXT_OFFSET_INVALID"
+#: A result id that is not 1-64 bytes ("Unique identifier for this result, 1-64 bytes",
+#: Bot API). ASSUMED: the server error "One of the specified result IDs is invalid" that
+#: core.telegram.org lists for messages.savePreparedInlineMessage.
+RESULT_ID_INVALID = "RESULT_ID_INVALID"
+#: answerCallbackQuery's url that is not a t.me link to this bot with a start parameter
+#: (nor a game's): "Bad Request: URL_INVALID" (eternnoir/pyTelegramBotAPI#1732,
+#: python-telegram-bot#4728: any other URL; TelegramBots/Telegram.Bot#329: another bot's
+#: link; LonamiWebs/Telethon#1452: a link to the bot without a start parameter).
+URL_INVALID = "URL_INVALID"
 
 #: A long poll that was waiting when setWebhook set a webhook.
 SET_WEBHOOK_CONFLICT = "terminated by setWebhook request"

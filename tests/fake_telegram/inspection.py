@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .api import scope_key
+from .inline import InlineQuery
 from .models import ApiCall, FakeChat, FakeMessage, FakeUser
 from .world import ChatRef, UserRef, World
 
@@ -135,6 +136,35 @@ class Inspection:
         replaced = {m.replaces for m in mine if m.replaces is not None}
         ordinary = [m for m in place.live_messages() if m.message_id not in replaced]
         return sorted(ordinary + mine, key=lambda m: m.serial)
+
+    # ---- inline mode -------------------------------------------------------------
+
+    def inline_messages(
+        self, chat: ChatRef | None = None, *, include_deleted: bool = False
+    ) -> list[FakeMessage]:
+        """Messages users sent via the bot (``choose_inline_result``), in ``chat`` or in
+        every chat (private chats between users too), oldest first."""
+        places = (
+            [self.world.chat(chat)]
+            if chat is not None
+            else [*self.world.chats.values(), *self.world.user_chats.values()]
+        )
+        found = [
+            message
+            for place in places
+            for message in place.messages.values()
+            if message.via_bot is not None and (include_deleted or not message.deleted)
+        ]
+        return sorted(found, key=lambda m: m.serial)
+
+    def inline_message(self, inline_message_id: str) -> FakeMessage:
+        """The message an inline_message_id names (deleted ones too); KeyError if none."""
+        return self.world.inline_messages[inline_message_id]
+
+    @property
+    def inline_queries(self) -> list[InlineQuery]:
+        """Every inline query sent to the bot, oldest first (not those a cache answered)."""
+        return list(self.world.inline_queries.values())
 
     def is_online(self, user: UserRef) -> bool:
         """Whether the user's app is connected (``set_online``)."""

@@ -142,6 +142,12 @@ class FakeMessage:
     sent_at: float = 0.0
     #: Order of creation over every message of every chat (ephemeral ones included).
     serial: int = 0
+    #: A message a user sent through the bot's inline mode (``choose_inline_result``):
+    #: the bot, shown as "via @bot". None for every other message.
+    via_bot: FakeUser | None = field(default=None, repr=False)
+    #: Such a message with an inline keyboard: the opaque id its callback queries carry
+    #: and the bot edits it by (editMessageText with ``inline_message_id``).
+    inline_message_id: str | None = None
 
     @property
     def chat_id(self) -> int:
@@ -265,6 +271,8 @@ class FakeMessage:
             data["text"] = self.plain_text
             if self.entities:
                 data["entities"] = self.entities
+        if self.via_bot is not None:
+            data["via_bot"] = self.via_bot.to_api()
         if self.reply_markup and "inline_keyboard" in self.reply_markup:
             data["reply_markup"] = self.reply_markup
         if self.edit_date is not None:
@@ -284,6 +292,12 @@ class FakeChat:
     is_forum: bool = False
     #: The user of a private chat.
     user: FakeUser | None = None
+    #: A private chat between two users (``create_private_chat``): the other one (``user``
+    #: himself for his Saved Messages). None in the bot's private chats. The bot is not
+    #: in such a chat: it sees only the inline messages sent there, by inline_message_id.
+    peer: FakeUser | None = None
+    #: A private chat between users that one of them deleted for both (``delete_chat``).
+    deleted: bool = False
     #: Status of every user who ever was in the group (creator/administrator/member/...).
     members: dict[int, str] = field(default_factory=dict)
     #: The bot's own status in the chat.
@@ -311,6 +325,18 @@ class FakeChat:
     def is_group(self) -> bool:
         """A group or supergroup (not a private chat, nor a channel)."""
         return self.type in (GROUP, SUPERGROUP)
+
+    @property
+    def between_users(self) -> bool:
+        """A private chat between two users (or a user's Saved Messages), not the bot's."""
+        return self.peer is not None
+
+    def can_see(self, user: FakeUser) -> bool:
+        """Whether ``user`` is in the chat: one of a private chat's users, or a present
+        member of a group, supergroup or channel."""
+        if self.type == PRIVATE:
+            return user is self.user or user is self.peer
+        return self.members.get(user.id) in PRESENT_STATUSES
 
     @property
     def bot_is_admin(self) -> bool:
@@ -357,7 +383,8 @@ class FakeChat:
     def status_of(self, user_id: int) -> str:
         """A user's member status (a private chat's own user is a member)."""
         if self.type == PRIVATE:
-            return MEMBER if self.user is not None and self.user.id == user_id else LEFT
+            users = {u.id for u in (self.user, self.peer) if u is not None}
+            return MEMBER if user_id in users else LEFT
         return self.members.get(user_id, LEFT)
 
     def live_messages(self) -> list[FakeMessage]:

@@ -32,8 +32,15 @@ _JSON_PARAMS = frozenset(
         "message_ids",
         "menu_button",
         "rights",
+        "results",
+        "button",
     }
 )
+#: telegram-bot-api's words for an unreadable JSON parameter, where they differ.
+_JSON_WORDING = {
+    "results": "can't parse JSON encoded inline query results",
+    "button": "can't parse inline query results button JSON object",
+}
 _INT_PARAMS = frozenset(
     {
         "chat_id",
@@ -64,6 +71,7 @@ _BOOL_PARAMS = frozenset(
         "only_if_banned",
         "revoke_messages",
         "for_channels",
+        "is_personal",
     }
 )
 
@@ -77,6 +85,8 @@ def _coerce(name: str, value: Any) -> Any:
         except ValueError:
             if name == "reply_markup":
                 raise bad_request("can't parse reply keyboard markup JSON object") from None
+            if name in _JSON_WORDING:
+                raise bad_request(_JSON_WORDING[name]) from None
             raise bad_request(f"can't parse {name} JSON object") from None
     if name in _INT_PARAMS:
         try:

@@ -25,6 +25,7 @@ from .faults import (
     gateway_page,
     gateway_phrase,
 )
+from .inline import DEFAULT_INLINE_TIMEOUT
 from .inspection import Inspection
 from .limits import Limits, RateLimiter
 from .media import MAX_UPLOAD_BYTES
@@ -52,7 +53,10 @@ class FakeTelegramServer(Simulation, Inspection):
     ``ephemeral_window`` (15 s) is how long after a callback query or an ephemeral command
     any bot may answer it ephemerally; ``ephemeral_ttl`` (None: never) makes ephemeral
     messages disappear by themselves that many seconds after sending (both on the
-    server's clock, see ``set_clock``).
+    server's clock, see ``set_clock``). Inline mode, as BotFather sets it: ``inline_mode``
+    (on; off, users' apps send the bot no inline queries), ``inline_placeholder``,
+    ``inline_feedback`` (the share of chosen results reported as chosen_inline_result: 0,
+    off as by default, to 1) and ``inline_timeout`` (10 s to answer an inline query).
     """
 
     def __init__(
@@ -71,6 +75,10 @@ class FakeTelegramServer(Simulation, Inspection):
         api_version: tuple[int, int] | None = None,
         ephemeral_window: float = 15.0,
         ephemeral_ttl: float | None = None,
+        inline_mode: bool = True,
+        inline_placeholder: str | None = None,
+        inline_feedback: float = 0.0,
+        inline_timeout: float = DEFAULT_INLINE_TIMEOUT,
     ) -> None:
         bot_id_text = token.split(":", 1)[0]
         if ":" not in token or not bot_id_text.isdigit():
@@ -90,6 +98,10 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.api_version = api_version
         self.world.ephemeral_window = ephemeral_window
         self.world.ephemeral_ttl = ephemeral_ttl
+        self.world.inline_mode = inline_mode
+        self.world.inline_placeholder = inline_placeholder
+        self.inline_feedback = inline_feedback
+        self.world.inline_timeout = inline_timeout
         self.limiter = RateLimiter(limits or Limits.telegram())
         self.injector = FaultInjector(faults)
         self._holds: list[Hold] = []
@@ -307,10 +319,53 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.ephemeral_ttl = value
         self.world.notifier.notify()
 
+    @property
+    def inline_mode(self) -> bool:
+        """Inline mode (BotFather's /setinline): off, ``@bot`` sends the bot nothing and
+        getMe says ``supports_inline_queries`` False."""
+        return self.world.inline_mode
+
+    @inline_mode.setter
+    def inline_mode(self, value: bool) -> None:
+        self.world.inline_mode = value
+
+    @property
+    def inline_placeholder(self) -> str | None:
+        """The input field's placeholder after ``@bot`` (BotFather; the bot never reads it)."""
+        return self.world.inline_placeholder
+
+    @inline_placeholder.setter
+    def inline_placeholder(self, value: str | None) -> None:
+        self.world.inline_placeholder = value
+
+    @property
+    def inline_feedback(self) -> float:
+        """The share of chosen inline results the bot is told of (chosen_inline_result):
+        0 (off, BotFather's default), 1 (every one), or 0.1, 0.01, 0.001."""
+        return self.world.inline_feedback
+
+    @inline_feedback.setter
+    def inline_feedback(self, value: float | bool) -> None:
+        share = float(value)
+        if not 0 <= share <= 1:
+            raise ValueError("inline_feedback is a share of the chosen results, 0 to 1")
+        self.world.inline_feedback = share
+
+    @property
+    def inline_timeout(self) -> float:
+        """Seconds within which the bot must answer an inline query (on the server's clock;
+        ``inline_query`` waits that long, in real seconds, by default)."""
+        return self.world.inline_timeout
+
+    @inline_timeout.setter
+    def inline_timeout(self, value: float) -> None:
+        self.world.inline_timeout = value
+
     def set_clock(self, clock: Callable[[], float], *, limits: bool = True) -> None:
         """Put the server on ``clock`` (a callable returning seconds, e.g. a test's
         manual clock): the 15-second ephemeral window, ``ephemeral_ttl``, callback query
-        ages (``callback_ttl``) and recorded call times follow it; with ``limits``, flood
+        ages (``callback_ttl``), inline query ages and cached inline answers
+        (``cache_time``) and recorded call times follow it; with ``limits``, flood
         control too. Message dates (Unix time) do not."""
         self.world.clock = clock
         self.world.started_at = clock()
@@ -357,7 +412,7 @@ class FakeTelegramServer(Simulation, Inspection):
                     self.world.notifier.notify()
                     await self._until(held.released)
             self.api.take_forced(method, params)
-            fault = self.injector.draw(method, params.get("chat_id"))
+            fault = self.injector.draw(method, self.world.chat_id_named(params))
             if fault is not None:
                 return await self._serve_fault(request, call, fault)
             result = await self.api.run(method, params)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from .api import scope_key
 from .formatting import command_entities, utf16_len
+from .inline import InlineAnswer, InlineQuery, chat_type_for
 from .models import (
     ADMINISTRATOR,
     CHANNEL,
@@ -342,6 +345,8 @@ class Simulation:
 
     def _deliver(self, message: FakeMessage, *, addressed: bool) -> dict[str, Any] | None:
         chat = message.chat
+        if chat.between_users:
+            return None  # the bot is not in a private chat between users
         if chat.type != PRIVATE:
             if chat.bot_status not in PRESENT_STATUSES:
                 return None
@@ -402,12 +407,15 @@ class Simulation:
             raise ValueError("a user cannot send an empty message")
         if place.type == CHANNEL:
             raise ValueError("posts in channels (channel_post updates) are not simulated")
+        if place.deleted:
+            raise ValueError(f"chat {place.id} was deleted")
         if place.type == PRIVATE:
-            if place.user is not person:
+            if not place.can_see(person):
                 raise ValueError(f"{person.first_name} is not in private chat {place.id}")
-            if person.blocked:
-                await self.unblock_bot(person)  # the client's "Restart" button
-            person.started = True
+            if not place.between_users:
+                if person.blocked:
+                    await self.unblock_bot(person)  # the client's "Restart" button
+                person.started = True
         elif place.status_of(person.id) not in PRESENT_STATUSES:
             raise ValueError(f"{person.first_name} is not a member of chat {place.id}")
         if place.migrated_to is not None:
@@ -450,15 +458,18 @@ class Simulation:
     async def delete_message(
         self, chat: ChatRef, message: FakeMessage | int, *, by: UserRef | None = None
     ) -> FakeMessage:
-        """A user deletes a message (by default its author; an admin may delete anyone's).
-        Telegram tells the bot nothing: its later replies to it find no message."""
+        """A user deletes a message (by default its author; an admin may delete anyone's;
+        in a private chat either side any). Telegram tells the bot nothing: its later
+        replies to it find no message, and edits of an inline message sent via it answer
+        MESSAGE_ID_INVALID."""
         place = self.world.chat(chat)
         message_id = message.message_id if isinstance(message, FakeMessage) else message
         target = place.messages.get(message_id)
         if target is None or target.deleted:
             raise KeyError(f"no message {message_id} in chat {place.id}")
         person = self.world.user(by) if by is not None else target.sender
-        own = person is target.sender or (place.type == PRIVATE and place.user is person)
+        # in a private chat either side deletes any message (for both)
+        own = person is target.sender or (place.type == PRIVATE and place.can_see(person))
         if not own and place.status_of(person.id) not in (CREATOR, ADMINISTRATOR):
             raise ValueError(f"{person.first_name} may not delete message {message_id}")
         target.deleted = True
@@ -678,6 +689,191 @@ class Simulation:
             self.world.emit("message", message.to_api())
         return message
 
+    # ---- inline mode -------------------------------------------------------------
+
+    async def create_private_chat(self, user: UserRef, other: UserRef | None = None) -> FakeChat:
+        """The private chat between ``user`` and ``other`` (None or himself: his Saved
+        Messages, chat_type "sender"), made if there is none. Either may use the bot
+        inline there and press the buttons of what was sent; the bot is not in it, gets
+        no update of what is written there and cannot name it (it is not in ``chats``)."""
+        person = self.world.user(user)
+        partner = self.world.user(other) if other is not None else person
+        if person.is_bot or partner.is_bot:
+            raise ValueError("a bot's private chat is private_chat(user)")
+        return self.world.user_chat(person, partner)
+
+    async def delete_chat(self, chat: ChatRef, *, by: UserRef) -> None:
+        """One of its users deletes a private chat between users, for both: every message
+        in it is gone, and the bot's edits of the inline messages there answer
+        MESSAGE_ID_INVALID. (Only such chats: the bot is told when a group goes.)"""
+        place = self.world.chat(chat)
+        person = self.world.user(by)
+        if not place.between_users:
+            raise ValueError("only a private chat between users is deleted this way")
+        if not place.can_see(person):
+            raise ValueError(f"{person.first_name} is not in chat {place.id}")
+        place.deleted = True
+        for message in place.messages.values():
+            message.deleted = True
+        self.world.notifier.notify()
+
+    def _check_inline_chat(self, person: FakeUser, place: FakeChat) -> None:
+        """A user uses the bot inline only where he may write."""
+        self._require_online(person)
+        if place.deleted:
+            raise ValueError(f"chat {place.id} was deleted")
+        if place.type == PRIVATE:
+            if not place.can_see(person):
+                raise ValueError(f"{person.first_name} is not in private chat {place.id}")
+            return
+        if place.migrated_to is not None:
+            raise ValueError(f"chat {place.id} was upgraded to {place.migrated_to}")
+        allowed = (CREATOR, ADMINISTRATOR) if place.type == CHANNEL else PRESENT_STATUSES
+        if place.status_of(person.id) not in allowed:
+            raise ValueError(f"{person.first_name} may not write in chat {place.id}")
+
+    def _cached_answer(self, person: FakeUser, text: str, offset: str) -> InlineAnswer | None:
+        """An answer Telegram still keeps for this query: his own (``is_personal``), or
+        one for anyone; None if there is none or its ``cache_time`` is over."""
+        cache = self.world.inline_cache
+        now = self.world.clock()
+        for owner in (person.id, None):
+            key = (owner, text, offset)
+            entry = cache.get(key)
+            if entry is None:
+                continue
+            if now >= entry[1]:
+                del cache[key]
+                continue
+            return entry[0]
+        return None
+
+    async def inline_query(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        text: str,
+        *,
+        offset: str = "",
+        timeout: float | None = None,
+    ) -> InlineAnswer:
+        """The user types ``@bot text`` in ``chat`` (any chat he may write in: a group
+        with or without the bot, a private chat between users, the bot's own) and waits
+        for the results his app lists.
+
+        * Telegram answers from its cache, with no update to the bot, if the bot answered
+          the same ``text`` (and ``offset``) within ``cache_time`` for anyone, or, with
+          ``is_personal``, for him ("results may be cached on the server side only for
+          the user that sent the query. By default, results may be returned to any user
+          who sends the same query", Bot API): ``answer.cached``.
+        * Else the bot gets an ``inline_query`` update (id, from, query, offset,
+          chat_type) and the call waits for its answerInlineQuery, ``timeout`` real
+          seconds at most (default ``inline_timeout``). Unanswered by then, his app shows
+          nothing (``answer.timed_out``) and a late answer is refused ("query is too old
+          and response timeout expired or query ID is invalid").
+        * Inline mode off (``inline_mode``): nothing is sent, no results.
+
+        ``offset``: the next page, as his app asks for it when he scrolls past the results
+        (the answer's ``next_offset``)."""
+        person = self.world.user(user)
+        place = self.world.chat(chat)
+        self._check_inline_chat(person, place)
+        world = self.world
+        if not world.inline_mode:
+            return InlineAnswer([], person, place, text, offset)
+        cached = self._cached_answer(person, text, offset)
+        if cached is not None:
+            return replace(cached, user=person, chat=place, query=None, cached=True)
+        query_id = world.new_inline_query_id()
+        chat_type = chat_type_for(place, person)
+        update = world.emit(
+            "inline_query",
+            {
+                "id": query_id,
+                "from": person.to_api(),
+                "query": text,
+                "offset": offset,
+                "chat_type": chat_type,
+            },
+        )
+        query = InlineQuery(
+            id=query_id,
+            update_id=update["update_id"],
+            user=person,
+            chat=place,
+            query=text,
+            offset=offset,
+            chat_type=chat_type,
+            created=world.clock(),
+            future=asyncio.get_running_loop().create_future(),
+        )
+        world.inline_queries[query_id] = query
+        wait = world.inline_timeout if timeout is None else timeout
+        try:
+            return await asyncio.wait_for(asyncio.shield(query.future), wait)
+        except TimeoutError:
+            query.expired = True  # his app gave up: a later answer is refused
+            world.notifier.notify()
+            return InlineAnswer(
+                [], person, place, text, offset, query_id=query_id, query=query, timed_out=True
+            )
+
+    async def choose_inline_result(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        results: InlineAnswer,
+        which: int | str = 0,
+        *,
+        thread_id: int | None = None,
+    ) -> FakeMessage:
+        """The user picks a result (by position, or by its id) of the answer his app
+        showed him in ``chat``: its message is posted there as his, "via @bot"
+        (``via_bot``), with the result's keyboard and, if there is one, an
+        ``inline_message_id`` the bot edits it by and its presses carry.
+
+        The bot gets a message update only where it would see the message anyway: in its
+        own private chat, and in a group it is in ("Messages sent via this bot" reach it
+        in privacy mode too, Bot API FAQ); in other chats it learns nothing, unless inline
+        feedback is on (``inline_feedback``): then a ``chosen_inline_result`` (result_id,
+        from, query, and inline_message_id if the message has a keyboard; no chat)."""
+        person = self.world.user(user)
+        place = self.world.chat(chat)
+        if results.user is not person or results.chat is not place:
+            raise ValueError(
+                f"the answer was shown to {results.user.first_name} in chat {results.chat.id}"
+            )
+        result = results.result(which)
+        self._check_inline_chat(person, place)
+        if thread_id is not None and place.is_forum and thread_id not in place.topics:
+            raise ValueError(f"no topic {thread_id} in chat {place.id}")
+        markup = copy.deepcopy(result.reply_markup)
+        message = self.world.add_message(
+            place,
+            person,
+            text=result.message_text,
+            parse_mode=result.parse_mode,
+            plain_text=result.plain_text,
+            entities=copy.deepcopy(result.entities),
+            reply_markup=markup,
+            thread_id=thread_id,
+        )
+        message.via_bot = self.world.bot
+        if markup and any(markup.get("inline_keyboard") or []):
+            # "Available only if there is an inline keyboard attached to the message"
+            # (Bot API, ChosenInlineResult.inline_message_id)
+            message.inline_message_id = self.world.new_inline_message_id(person)
+            self.world.inline_messages[message.inline_message_id] = message
+        if place.type != CHANNEL:  # channel posts are not simulated
+            self._deliver(message, addressed=True)
+        if self.world.feedback_drawn():
+            chosen: dict[str, Any] = {"result_id": result.id, "from": person.to_api()}
+            if message.inline_message_id is not None:
+                chosen["inline_message_id"] = message.inline_message_id
+            chosen["query"] = results.text
+            self.world.emit("chosen_inline_result", chosen)
+        return message
+
     # ---- time --------------------------------------------------------------------
 
     def age_message(self, chat: ChatRef, message: FakeMessage | int, hours: float) -> FakeMessage:
@@ -735,6 +931,10 @@ class Simulation:
     ) -> Press:
         """The user presses an inline button of ``message``: a callback_query update.
 
+        ``message`` may be one sent via the bot (``choose_inline_result``): the query then
+        has its ``inline_message_id`` and ``chat_instance``, and no ``message`` (nor chat);
+        anyone in that chat may press, whether or not the bot is there.
+
         ``message`` may be an ephemeral message of the bot's: only its receiver can press
         it (ValueError for anyone else, who does not see it, and for a message he never
         got, deleted or expired); the query's ``message`` is then the ephemeral message
@@ -750,12 +950,12 @@ class Simulation:
         self._require_online(person)
         if message.is_ephemeral:
             self._check_ephemeral_press(person, message)
-        elif message.deleted:
+        elif message.deleted or chat.deleted:
             raise ValueError(f"message {message.message_id} of chat {chat.id} is deleted")
         if chat.type == PRIVATE:
-            if chat.user is not person:
+            if not chat.can_see(person):
                 raise ValueError(f"{person.first_name} cannot see private chat {chat.id}")
-            if person.blocked:
+            if person.blocked and not chat.between_users:
                 raise ValueError(f"{person.first_name} blocked the bot")
         elif chat.status_of(person.id) not in PRESENT_STATUSES:
             raise ValueError(f"{person.first_name} is not a member of chat {chat.id}")
@@ -780,16 +980,16 @@ class Simulation:
                 raise ValueError(f"button {button.text!r} is not a callback button")
             payload = button.callback_data
         query_id = self.world.new_query_id()
-        update = self.world.emit(
-            "callback_query",
-            {
-                "id": query_id,
-                "from": person.to_api(),
-                "message": message.to_api(),
-                "chat_instance": str(abs(chat.id) * 1_000_003 % 10**18),
-                "data": payload,
-            },
-        )
+        query: dict[str, Any] = {"id": query_id, "from": person.to_api()}
+        if message.inline_message_id is not None:
+            # a message sent via the bot: no message and no chat, only its id (telegram-bot-
+            # api, Client.cpp: JsonInlineCallbackQuery)
+            query["inline_message_id"] = message.inline_message_id
+        else:
+            query["message"] = message.to_api()
+        query["chat_instance"] = self.world.chat_instance(chat)
+        query["data"] = payload
+        update = self.world.emit("callback_query", query)
         press = Press(
             query_id=query_id,
             update_id=update["update_id"],

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .inline import DEFAULT_INLINE_TIMEOUT, InlineAnswer, InlineQuery, new_inline_message_id
 from .models import (
     CHANNEL,
     GROUP,
@@ -83,6 +85,31 @@ class World:
         #: The Bot API version of a self-hosted telegram-bot-api server that is behind
         #: Telegram's own; None: Telegram's own server, which knows everything modelled.
         self.api_version: tuple[int, int] | None = None
+        #: Inline mode (BotFather's /setinline): on, users may type ``@bot text`` in any
+        #: chat; off, their apps send the bot nothing (getMe: supports_inline_queries).
+        self.inline_mode = True
+        #: The placeholder shown in the input field after ``@bot`` (BotFather); no Bot
+        #: API method reads it.
+        self.inline_placeholder: str | None = None
+        #: Inline feedback (BotFather's /setinlinefeedback): the share of chosen results
+        #: the bot is told of with a chosen_inline_result update (0: off, as by default;
+        #: 1: every one; BotFather offers 1/10, 1/100, 1/1000 too).
+        self.inline_feedback = 0.0
+        #: Seconds within which the bot must answer an inline query (on ``clock``).
+        self.inline_timeout = DEFAULT_INLINE_TIMEOUT
+        #: Inline queries sent to the bot, by id.
+        self.inline_queries: dict[str, InlineQuery] = {}
+        #: Answers Telegram keeps (cache_time): (user id or None, query, offset) -> the
+        #: answer and the ``clock`` time it expires.
+        self.inline_cache: dict[tuple[int | None, str, str], tuple[InlineAnswer, float]] = {}
+        #: Messages sent via the bot that carry an inline keyboard, by inline_message_id.
+        self.inline_messages: dict[str, FakeMessage] = {}
+        #: Private chats between two users (not the bot's): (lower id, higher id) -> chat.
+        self.user_chats: dict[tuple[int, int], FakeChat] = {}
+        self._feedback_draws = random.Random(26)
+        self._next_inline_query = 7_100_000_000_000_000_003
+        self._next_inline_message = 1
+        self._next_user_chat_id = 8_800_000_000_001
         self._next_user_id = 7_000_000_001
         self._next_group_id = 4_100_000_001
         self._next_supergroup_id = 1_002_000_000_001
@@ -132,6 +159,30 @@ class World:
         self._next_query += 7919
         return qid
 
+    def new_inline_query_id(self) -> str:
+        """A fresh inline query id."""
+        qid = str(self._next_inline_query)
+        self._next_inline_query += 104_729
+        return qid
+
+    def new_inline_message_id(self, owner: FakeUser) -> str:
+        """A fresh inline_message_id for a message ``owner`` sent via the bot."""
+        serial = self._next_inline_message
+        self._next_inline_message += 1
+        return new_inline_message_id(serial, owner.id)
+
+    def feedback_drawn(self) -> bool:
+        """Whether this chosen result is one the bot is told of (``inline_feedback``)."""
+        share = self.inline_feedback
+        return share >= 1 or (share > 0 and self._feedback_draws.random() < share)
+
+    @staticmethod
+    def chat_instance(chat: FakeChat) -> str:
+        """CallbackQuery.chat_instance: "Global identifier, uniquely corresponding to the
+        chat to which the message with the callback button was sent" (Bot API); the same
+        for a chat's ordinary and inline messages, opaque to the bot."""
+        return str(abs(chat.id) * 1_000_003 % 10**18)
+
     # ---- look-ups ----------------------------------------------------------------
 
     def find_chat(self, ref: object) -> FakeChat | None:
@@ -152,13 +203,25 @@ class World:
             return None
 
     def chat(self, ref: ChatRef) -> FakeChat:
-        """A chat by object or id (KeyError if unknown)."""
+        """A chat by object or id (KeyError if unknown); private chats between users too."""
         if isinstance(ref, FakeChat):
             return ref
         chat = self.chats.get(ref)
         if chat is None:
+            chat = next((c for c in self.user_chats.values() if c.id == ref), None)
+        if chat is None:
             raise KeyError(f"no chat {ref}")
         return chat
+
+    def chat_id_named(self, raw: dict[str, Any]) -> Any:
+        """The chat a call names: its chat_id, or the chat of its inline_message_id (for
+        forced 429s and faults aimed at a chat)."""
+        chat_id = raw.get("chat_id")
+        if chat_id is None and isinstance(raw.get("inline_message_id"), str):
+            message = self.inline_messages.get(raw["inline_message_id"])
+            if message is not None:
+                return message.chat.id
+        return chat_id
 
     def user(self, ref: UserRef) -> FakeUser:
         """A user by object or id (KeyError if unknown)."""
@@ -207,6 +270,18 @@ class World:
         )
         self.chats[cid] = chat
         self.notifier.notify()
+        return chat
+
+    def user_chat(self, first: FakeUser, second: FakeUser) -> FakeChat:
+        """The private chat between two users (``first`` twice: his Saved Messages), made
+        on first use. It is not among ``chats``: the bot cannot name it."""
+        key = (min(first.id, second.id), max(first.id, second.id))
+        chat = self.user_chats.get(key)
+        if chat is None or chat.deleted:
+            chat = FakeChat(id=self._next_user_chat_id, type=PRIVATE, user=first, peer=second)
+            self._next_user_chat_id += 1
+            self.user_chats[key] = chat
+            self.notifier.notify()
         return chat
 
     def add_channel(self, title: str, *, username: str | None = None) -> FakeChat:
