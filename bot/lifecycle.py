@@ -20,6 +20,7 @@ from bot.chat.chart import Charts
 from bot.chat.common import (
     chat_lang,
 )
+from bot.chat.invites import InviteDesk
 from bot.chat.menus import Menus
 from bot.chat.presenter import Presenter
 from bot.chat.quick import QuickDesk
@@ -93,6 +94,7 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
     coach.start()
     quick = rt.extras["quick"] = QuickDesk(rt, presenter)
     quick.start()
+    rt.extras["invites"] = InviteDesk(rt, presenter, app.bot)
     if rt.settings.charts:
         charts = Charts()
         charts.start()  # the worker loads matplotlib now, not at the first /me
@@ -174,6 +176,8 @@ async def post_stop(app: Application) -> None:  # type: ignore[type-arg]
     if isinstance(presenter, Presenter):
         await presenter.stop_clocks()  # a move they make now is still drawn below
         await presenter.ingroup.close()
+        await presenter.faces.flush()
+        await presenter.faces.close()
     if rt.publisher is not None:
         await rt.publisher.close()
 

@@ -26,7 +26,8 @@ from bot.service import callbacks as cb
 from bot.service.reactions import Reactions
 from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
-from bot.store import Seat, StoreError, TableStatus
+from bot.store import Invitation, Seat, StoreError, TableStatus
+from bot.transport.inline import InlineFaces
 from bot.transport.sender import Content, Priority
 from bot.transport.tasks import settle
 from engine import Card
@@ -112,6 +113,10 @@ class Presenter:
         """Where each user chose to see his hands: ``both`` (the default) or ``group``."""
         self._reactions = Reactions()
         """The quick reactions shown at private tables."""
+        self.faces = InlineFaces(app.bot)
+        """The invitations posted through inline mode, each showing its table."""
+        self._invitations: dict[int, Invitation | None] = {}
+        """The invitation of each private table, as read (None: a quick game's)."""
         self.ingroup = InGroupHands(
             app.bot,
             is_admin=self.bot_is_admin,
@@ -326,6 +331,7 @@ class Presenter:
     async def redraw(self, live: Live, events: list[Event]) -> None:
         """Draw the group message and every hand for the table's current state."""
         self._rt.views.changed(live)
+        await self.draw_face(live)
         lang = await self._group_lang(live)
         if live.row.status == TableStatus.LOBBY or live.game is None:
             await self._draw_lobby(live, lang)
@@ -689,6 +695,7 @@ class Presenter:
             if player is not None:
                 self.looked(live, player)
         lang = await self._group_lang(live)
+        await self.draw_face(live)
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True)
         self._arm_clock(live)
@@ -708,6 +715,7 @@ class Presenter:
         assert game is not None
         self._rt.views.changed(live)  # the pages at once; the chat at Telegram's pace
         lang = await self._group_lang(live)
+        await self.draw_face(live)
         await self._draw_table(live, lang)
         await self._draw_hands(live, notify=True, actor=actor)
         self._arm_clock(live)
@@ -743,6 +751,7 @@ class Presenter:
         game = live.game
         assert game is not None and game.result is not None
         players = self._players(live)
+        invited = await self.invitation(live) is not None
         for seat, who in enumerate(live.row.seats):
             if who.user_id is None:
                 continue
@@ -754,6 +763,8 @@ class Presenter:
                 game_no=live.row.game_no,
                 codec=self._rt.codec,
                 private_seat=seat,
+                # friends invited play again from the invitation; strangers may block
+                blocks=not invited,
             )
             screen = r.render_end(game.result, players, lang, ctx)
             self._rt.out.post(who.user_id, Content.of(screen))
@@ -773,6 +784,72 @@ class Presenter:
                 self._app.create_task(
                     self._draw_hand(live, other, who.user_id, priority=Priority.OWN)
                 )
+
+    # ------------------------------------------------------------------ invitations
+
+    async def invitation(self, live: Live) -> Invitation | None:
+        """The invitation a private table was opened by (None: none, a quick game's)."""
+        if not live.private:
+            return None
+        if live.table_id not in self._invitations:
+            assert self._rt.store is not None
+            self._invitations[live.table_id] = await self._rt.store.invitation_of(live.table_id)
+        return self._invitations[live.table_id]
+
+    def note_invitation(self, invitation: Invitation) -> None:
+        """A table was just opened by this invitation."""
+        self._invitations[invitation.table_id] = invitation
+
+    async def invite_spec(self, live: Live, invitation: Invitation) -> r.InviteSpec:
+        """What an invitation's buttons carry, and who invited, by name."""
+        name = next((s.name for s in live.row.seats if s.user_id == invitation.inviter), None)
+        if name is None:
+            assert self._rt.store is not None
+            found = await self._rt.store.get_user(invitation.inviter)
+            name = found.name if found is not None else "?"
+        return r.InviteSpec(
+            invitation.game,
+            invitation.size,
+            invitation.inviter,
+            pick_lang(invitation.lang),
+            name,
+            self._rt.codec,
+        )
+
+    async def draw_face(self, live: Live) -> None:
+        """The invitation a private table was opened by shows the table: its lobby, the
+        public table (never a hand's card), the end with a rematch."""
+        invitation = await self.invitation(live)
+        if invitation is None or not self._mine(live):
+            return
+        spec = await self.invite_spec(live, invitation)
+        lang = spec.lang
+        game = live.game
+        status = live.row.status
+        players = self._players(live)
+        if status == TableStatus.LOBBY or game is None:
+            seated = [s.name for s in live.row.seats]
+            screen = r.render_invitation(lang, live.rules, spec, seated)
+        elif status == TableStatus.PLAYING:
+            screen = r.render_invitation_table(
+                game.public_view(),
+                players,
+                lang,
+                self._ctx(live),
+                live.rules,
+                self._rt.bot_username or None,
+            )
+        elif status == TableStatus.FINISHED and game.result is not None:
+            ctx = r.EndContext(
+                table_id=live.table_id,
+                version=live.version,
+                game_no=live.row.game_no,
+                codec=self._rt.codec,
+            )
+            screen = r.render_invitation_end(game.result, players, lang, ctx, spec)
+        else:
+            screen = r.Screen(r.render_cancelled(lang))
+        self.faces.show(invitation.inline_message_id, screen)
 
     def drop(self, live: Live) -> list[asyncio.Task[None]]:
         """Another process holds the table now (its shard's lease went there): stop drawing
@@ -870,6 +947,7 @@ class Presenter:
         self._rt.views.changed(live)
         lang = await self._group_lang(live)
         text = r.render_cancelled(lang, by, lobby=lobby)
+        await self.draw_face(live)
         if lobby or not live.own_chats:
             # a game against the computer that started shows it in its hand alone
             self._show_group(live, r.Screen(text), lang, priority=Priority.OWN)

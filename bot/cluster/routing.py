@@ -65,6 +65,9 @@ class Router:
         for kind, value in update.items():
             if kind != "update_id" and isinstance(value, Mapping) and "chat" in value:
                 return _shard_of_chat(value.get("chat"))  # my_chat_member, an edit...
+        inline = update.get("inline_query")
+        if isinstance(inline, Mapping):
+            return _shard_of_chat(inline.get("from"))  # names no chat: its user's
         return 0
 
     def _table_of_button(self, data: object) -> int | None:

@@ -72,7 +72,8 @@ class EndContext:
     """A game against the computer: the button plays again at once."""
     private_seat: int | None = None
     """A private table's end, as this seat's player sees it in his chat: a new quick game
-    instead of a rematch, and a button to block each of the other players."""
+    instead of a rematch, and (``blocks``) a button to block each of the other players."""
+    blocks: bool = True
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -203,7 +204,7 @@ def _private_end_keyboard(
         row.append(Button.cb(tr(lang, "end.btn.replay"), ctx.codec, replay))
     rows = [row]
     for other, player in enumerate(players):
-        if other != seat and not player.is_ai and ctx.game_no:
+        if other != seat and not player.is_ai and ctx.game_no and ctx.blocks:
             label = tr(lang, "quick.btn.block", name=short_name(player.name, 16))
             rows.append([Button.cb(label, ctx.codec, cb.Block(ctx.table_id, ctx.game_no, other))])
     return Keyboard.of(rows)

@@ -39,12 +39,13 @@ class InviteSpec:
     game: str
     size: int
     inviter: int
+    lang: Lang
     inviter_name: str = ""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
     def button(self, action: str) -> cb.Invite:
         """The callback of one of its buttons."""
-        return cb.Invite(action, self.game, self.size, self.inviter)
+        return cb.Invite(action, self.game, self.size, self.inviter, self.lang)
 
 
 def _players(lang: Lang, n: int) -> str:

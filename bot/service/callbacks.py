@@ -606,8 +606,10 @@ class Invite:
     game: str
     size: int
     inviter: int
+    lang: str
+    """The language the invitation is drawn in (its inviter's)."""
     KIND: ClassVar[str] = "I"
-    SPEC: ClassVar[tuple[str, ...]] = ("token", "token", "int", "int")
+    SPEC: ClassVar[tuple[str, ...]] = ("token", "token", "int", "int", "token")
 
 
 @dataclass(frozen=True, slots=True)

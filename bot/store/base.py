@@ -16,6 +16,7 @@ from bot.store.models import (
     ActionRow,
     ChatRow,
     GameRecord,
+    Invitation,
     KeptUpdate,
     NewGame,
     Outcome,
@@ -335,16 +336,16 @@ class Store(Protocol):
         """Whom ``user_id`` has blocked."""
         ...
 
-    async def invitation(self, inline_message_id: str) -> tuple[int, str] | None:
-        """The table an invitation opened, and its language (None: not pressed yet)."""
+    async def invitation(self, inline_message_id: str) -> Invitation | None:
+        """The invitation and the table it opened (None: nobody pressed it yet)."""
         ...
 
-    async def invitation_of(self, table_id: int) -> tuple[str, str] | None:
-        """The invitation that shows a table, and its language (None: none does)."""
+    async def invitation_of(self, table_id: int) -> Invitation | None:
+        """The invitation that shows a table (None: none does)."""
         ...
 
     async def open_invitation(
-        self, inline_message_id: str, lang: str, shard: int, rules: str, creator: Seat
-    ) -> TableRow:
+        self, invitation: Invitation, shard: int, rules: str, creator: Seat
+    ) -> tuple[Invitation, TableRow]:
         """The private table an invitation shows, opened by its first press (once)."""
         ...

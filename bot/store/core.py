@@ -37,6 +37,7 @@ from bot.store.models import (
     ActionRow,
     ChatRow,
     GameRecord,
+    Invitation,
     KeptUpdate,
     NewGame,
     Outcome,
@@ -1205,45 +1206,44 @@ class SqlStore:
 
     # ------------------------------------------------------------------ invitations
 
-    async def invitation(self, inline_message_id: str) -> tuple[int, str] | None:
-        """The table an invitation opened, and the invitation's language (None: nobody
-        pressed it yet)."""
+    async def invitation(self, inline_message_id: str) -> Invitation | None:
+        """The invitation and the table it opened (None: nobody pressed it yet)."""
         rows = await self._fetch(
-            "SELECT table_id, lang FROM invitations WHERE inline_message_id = ?",
+            f"SELECT {_INVITATION_COLUMNS} FROM invitations WHERE inline_message_id = ?",
             (inline_message_id,),
         )
-        return (int(rows[0][0]), rows[0][1]) if rows else None
+        return _invitation(rows[0]) if rows else None
 
-    async def invitation_of(self, table_id: int) -> tuple[str, str] | None:
-        """The invitation that shows a table, and its language (None: none does)."""
+    async def invitation_of(self, table_id: int) -> Invitation | None:
+        """The invitation that shows a table (None: none does)."""
         rows = await self._fetch(
-            "SELECT inline_message_id, lang FROM invitations WHERE table_id = ? "
+            f"SELECT {_INVITATION_COLUMNS} FROM invitations WHERE table_id = ? "
             "ORDER BY created_at DESC LIMIT 1",
             (table_id,),
         )
-        return (rows[0][0], rows[0][1]) if rows else None
+        return _invitation(rows[0]) if rows else None
 
     async def open_invitation(
-        self, inline_message_id: str, lang: str, shard: int, rules: str, creator: Seat
-    ) -> TableRow:
+        self, invitation: Invitation, shard: int, rules: str, creator: Seat
+    ) -> tuple[Invitation, TableRow]:
         """The private table an invitation shows: opened by its first press, a lobby with
-        its inviter seated, in ``shard``; the one it opened already if it did (two first
-        presses at once open one table)."""
+        its inviter (``creator``) seated, in ``shard``; ``invitation.table_id`` is not
+        read. If it opened one already (two first presses at once), that one."""
         now = self._clock()
         d = self.dialect
 
-        def body() -> Body[TableRow]:
+        def body() -> Body[tuple[Invitation, TableRow]]:
             yield from each(d.hold_queue)
             found = yield Fetch(
-                "SELECT t.table_id FROM invitations AS i JOIN tables AS t "
-                "ON t.table_id = i.table_id WHERE i.inline_message_id = ?",
-                (inline_message_id,),
+                f"SELECT {_INVITATION_COLUMNS} FROM invitations WHERE inline_message_id = ?",
+                (invitation.inline_message_id,),
             )
             if found:
+                known = _invitation(found[0])
                 rows = yield Fetch(
-                    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?", (found[0][0],)
+                    f"SELECT {_TABLE_COLUMNS} FROM tables WHERE table_id = ?", (known.table_id,)
                 )
-                return _table_row(rows[0])
+                return known, _table_row(rows[0])
             rows = yield Fetch(
                 "INSERT INTO tables (chat_id, thread_id, status, creator_id, seats, rules, "
                 "created_at, updated_at) VALUES (?, NULL, 'lobby', ?, ?, ?, ?, ?) "
@@ -1255,12 +1255,21 @@ class SqlStore:
                 f"UPDATE tables SET chat_id = ? WHERE table_id = ? RETURNING {_TABLE_COLUMNS}",
                 (private_chat(table_id, shard), table_id),
             )
+            opened = replace(invitation, table_id=table_id)
             yield Fetch(
-                "INSERT INTO invitations (inline_message_id, table_id, lang, created_at) "
-                "VALUES (?, ?, ?, ?)",
-                (inline_message_id, table_id, lang, now),
+                "INSERT INTO invitations (inline_message_id, table_id, lang, game, size, "
+                "inviter, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    opened.inline_message_id,
+                    table_id,
+                    opened.lang,
+                    opened.game,
+                    opened.size,
+                    opened.inviter,
+                    now,
+                ),
             )
-            return _table_row(rows[0])
+            return opened, _table_row(rows[0])
 
         return await self._write(body)
 
@@ -1272,6 +1281,13 @@ _QUEUE_COLUMNS: Final = (
     "q.user_id, q.name, q.lang, q.rating, q.since, q.offer_at, q.offered, q.message_id, "
     "u.quick_last"
 )
+
+
+_INVITATION_COLUMNS: Final = "inline_message_id, table_id, lang, game, size, inviter"
+
+
+def _invitation(r: Sequence[Any]) -> Invitation:
+    return Invitation(r[0], int(r[1]), r[2], r[3], int(r[4]), int(r[5]))
 
 
 def _waiting(r: Sequence[Any]) -> Waiting:

@@ -466,6 +466,9 @@ MIGRATIONS: tuple[Migration, ...] = (
                 inline_message_id TEXT PRIMARY KEY,
                 table_id          {id} NOT NULL,
                 lang              TEXT NOT NULL,
+                game              TEXT NOT NULL,
+                size              INTEGER NOT NULL,
+                inviter           {id} NOT NULL,
                 created_at        {real} NOT NULL
             ){without_rowid}
             """,

@@ -416,3 +416,18 @@ class QuickRound:
 
     dealt: tuple[tuple[TableRow, tuple[Waiting, ...]], ...] = ()
     offered: tuple[Waiting, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Invitation:
+    """An invitation posted through inline mode, and the private table its first press
+    opened: the message is known by ``inline_message_id`` alone."""
+
+    inline_message_id: str
+    table_id: int
+    lang: str
+    """The language it is drawn in (its inviter's)."""
+    game: str
+    size: int
+    """The players it invites (the game starts when that many are seated)."""
+    inviter: int

@@ -11,6 +11,8 @@
 * ``commands`` — /stats, /rules, /help, /lang and its picker, /start;
 * ``ratings`` — /top, /me and its chart;
 * ``chats`` — the bot added or removed, a group upgraded, errors;
+* :mod:`bot.chat.invites` — ``@bot`` in any chat: the invitations offered, and their
+  buttons (Join, Leave, Start, Rematch);
 * ``buttons`` — where every inline button arrives and is dispatched: a table's buttons
   to :mod:`bot.chat.presses`, replays to :mod:`bot.chat.replays` (which holds /replay);
 * this package — :func:`install` registers them all; :func:`order_key` keeps the updates
@@ -32,6 +34,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -54,6 +57,7 @@ from bot.chat.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
 from bot.chat.handlers.quick import cmd_quick
 from bot.chat.handlers.ratings import cmd_me, cmd_top
 from bot.chat.handlers.solo import cmd_play, cmd_solo_stop
+from bot.chat.invites import on_inline_query
 from bot.chat.replays import cmd_replay
 from bot.chat.runtime import Runtime
 from bot.service import callbacks as cb
@@ -75,6 +79,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     # CommandHandler looks at any update's message, a pressed button's too, and so would
     # each be asked in vain on every press)
     app.add_handler(CallbackQueryHandler(on_button))
+    app.add_handler(InlineQueryHandler(on_inline_query))
     # commands that act for a person come from one, not on behalf of a channel
     by_channel = group & filters.SenderChat.CHANNEL
     app.add_handler(CommandHandler(PERSONAL, cmd_as_channel, filters=by_channel))

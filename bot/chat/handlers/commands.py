@@ -33,6 +33,7 @@ from bot.chat.common import (
     say,
     user_lang,
 )
+from bot.chat.invites import invite_desk
 from bot.chat.replays import replay_from_link
 from bot.chat.runtime import Runtime, runtime
 from bot.ratings.model import PRIVATE_TABLES, is_group_chat
@@ -238,6 +239,11 @@ async def cmd_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     presenter_of(context).back(live, user.id)  # back from a blocked chat
                 else:
                     reply(rt, message, say(lang, "already_seated"))
+                return
+            if live is not None and live.private:
+                # an invitation's table, from its Join: seated now that he started the bot
+                said = await invite_desk(rt).started_bot(live, user, lang)
+                reply(rt, message, said)
                 return
             if live is not None:
                 async with live.lock:
