@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.base.i18n import Lang
 from bot.store.config import check_database_url, mask_url, url_secrets
 from engine import PRESETS, Rules
 
@@ -130,9 +131,9 @@ class Settings(BaseSettings):
         description="How much the bot logs (to standard error, one line per event): "
         "`DEBUG`, `INFO`, `WARNING` or `ERROR`.",
     )
-    default_language: Literal["ru", "en"] = Field(
+    default_language: Lang = Field(
         "ru",
-        description="Language (`ru` or `en`) for chats and users whose language is unknown.",
+        description="Language (`ru`, `en` or `uk`) for chats and users whose language is unknown.",
     )
     default_rules: Annotated[Rules, NoDecode] = Field(
         default_factory=Rules,

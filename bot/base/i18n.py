@@ -1,4 +1,4 @@
-"""Russian and English: message catalogs, plural forms and the choice of language.
+"""Russian, English and Ukrainian: message catalogs, plural forms and the choice of language.
 
 Every user-facing string lives in ``bot/base/locales/<lang>.toml``; code only names keys.
 
@@ -7,10 +7,10 @@ Catalog format (TOML, read with the standard library's ``tomllib``):
 - Nested tables give dotted keys: ``[lobby.btn]`` + ``join = "..."`` is ``lobby.btn.join``.
 - A value is a ``str.format`` template with named placeholders only: ``"{name} takes"``.
 - A *plural* entry is a table whose keys are exactly the language's plural categories
-  (Russian ``one``/``few``/``many``, English ``one``/``other``); the form is chosen by the
-  integer parameter ``n``: ``tr("ru", "card.count", n=21) == "21 карта"``.
+  (Russian and Ukrainian ``one``/``few``/``many``, English ``one``/``other``); the form is
+  chosen by the integer parameter ``n``: ``tr("uk", "card.count", n=21) == "21 карта"``.
 
-Both catalogs hold the same keys with the same placeholders (a test checks it). Catalog text
+Every catalog holds the same keys with the same placeholders (a test checks it). Catalog text
 is trusted HTML; the caller escapes whatever it substitutes (user names, group titles).
 """
 
@@ -41,18 +41,20 @@ __all__ = [
     "tr",
 ]
 
-Lang: TypeAlias = Literal["ru", "en"]
+Lang: TypeAlias = Literal["ru", "en", "uk"]
 LANGS: Final[tuple[Lang, ...]] = get_args(Lang)
 DEFAULT_LANG: Final[Lang] = "en"
 
 PLURAL_CATEGORIES: Final[Mapping[Lang, tuple[str, ...]]] = {
     "ru": ("one", "few", "many"),
     "en": ("one", "other"),
+    "uk": ("one", "few", "many"),
 }
 _ALL_CATEGORIES: Final = frozenset({"zero", "one", "two", "few", "many", "other"})
 
-# Telegram language codes for which Russian is the better default than English.
-RUSSIAN_SPOKEN: Final = frozenset({"ru", "uk", "be", "kk", "ky", "tg", "uz"})
+# Telegram language codes for which Russian is the better default than English (Ukrainian
+# has its own catalog and is answered in Ukrainian).
+RUSSIAN_SPOKEN: Final = frozenset({"ru", "be", "kk", "ky", "tg", "uz"})
 """Telegram language codes answered in Russian."""
 _RUSSIAN_DEFAULT: Final = RUSSIAN_SPOKEN
 
@@ -67,7 +69,7 @@ class CatalogError(ValueError):
 
 
 def is_lang(code: object) -> bool:
-    """Whether ``code`` names a supported language exactly (``"ru"`` or ``"en"``)."""
+    """Whether ``code`` names a supported language exactly (``"ru"``, ``"en"`` or ``"uk"``)."""
     return code in LANGS
 
 
@@ -76,7 +78,8 @@ def pick_lang(language_code: str | None, *overrides: str | None) -> Lang:
 
     ``overrides`` are explicit choices in priority order (a user's /lang, then a chat's);
     ``None`` or unsupported ones are skipped. ``language_code`` is Telegram's IETF tag
-    (``"ru"``, ``"ru-RU"``, ``"uk"``): Russian for Russian and nearby languages, else English.
+    (``"ru"``, ``"uk-UA"``, ``"de"``): Ukrainian for Ukrainian, Russian for Russian and the
+    languages of :data:`RUSSIAN_SPOKEN`, else English.
     """
     for choice in overrides:
         if choice is not None:
@@ -97,9 +100,10 @@ def _base(code: str) -> str:
 
 
 def plural_category(lang: Lang, n: int) -> str:
-    """The CLDR plural category of the integer ``n`` (Russian one/few/many, English one/other)."""
+    """The CLDR plural category of the integer ``n``: Russian and Ukrainian one/few/many
+    (the same rule for integers), English one/other."""
     n = abs(n)
-    if lang == "ru":
+    if lang in ("ru", "uk"):
         if n % 10 == 1 and n % 100 != 11:
             return "one"
         if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:

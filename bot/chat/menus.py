@@ -39,9 +39,10 @@ __all__ = ["MENU_LANGUAGES", "STATE_KEY", "MenuCall", "Menus", "menu_calls"]
 
 log = logging.getLogger(__name__)
 
-MENU_LANGUAGES: Final = (None, *sorted(RUSSIAN_SPOKEN), "en")
+MENU_LANGUAGES: Final = (None, *sorted(RUSSIAN_SPOKEN), "uk", "en")
 """The language codes the command menus and descriptions are set for: the default (None,
-English), every language answered in Russian (uk, be, kk...), and English itself."""
+English), every language answered in Russian (ru, be, kk...), Ukrainian, and English
+itself."""
 
 STATE_KEY: Final = "menus"
 """Where the store keeps the digests of the calls that succeeded (JSON: name -> digest)."""

@@ -128,15 +128,15 @@ def render_start(
 
 
 def render_lang_picker(lang: Lang, codec: cb.CallbackCodec | None = None) -> Screen:
-    """The /lang menu: one button per language, the current one marked."""
+    """The /lang menu: one language a row, each named in itself, the current one marked."""
     codec = codec or cb.CallbackCodec()
-    buttons = []
+    rows = []
     for code in LANGS:
         label = tr(lang, f"lang.name.{code}")
         if code == lang:
             label = tr(lang, "settings.btn.chosen", value=label)
-        buttons.append(Button.cb(label, codec, cb.SetLang(code)))
-    return Screen(tr(lang, "lang.picker"), Keyboard.of([buttons]))
+        rows.append([Button.cb(label, codec, cb.SetLang(code))])
+    return Screen(tr(lang, "lang.picker"), Keyboard.of(rows))
 
 
 def render_nudge(

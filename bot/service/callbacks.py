@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Final, TypeAlias
 
+from bot.base.i18n import is_lang
 from engine import Card
 from engine.cards import card_from_code
 
@@ -627,11 +628,16 @@ class Quick:
 
 @dataclass(frozen=True, slots=True)
 class SetLang:
-    """Choose the language (of the user in private, of the group in a group)."""
+    """Choose the language (of the user in private, of the group in a group): one the bot
+    speaks, so a forged or outdated code is refused like any malformed button."""
 
     lang: str
     KIND: ClassVar[str] = "L"
     SPEC: ClassVar[tuple[str, ...]] = ("token",)
+
+    def __post_init__(self) -> None:
+        if not is_lang(self.lang):
+            raise ValueError(f"not a language the bot speaks: {self.lang!r}")
 
 
 LobbyCallback: TypeAlias = (

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.base.i18n import LANGS
 from bot.service import callbacks as cb
 from bot.service.callbacks import BadCallback, CallbackCodec, CallbackTooLong
 from engine import Card, deck
@@ -85,6 +86,22 @@ def test_round_trip(codec: CallbackCodec, callback: cb.Callback) -> None:
     assert codec.decode(data.encode("ascii")) == callback
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_language_round_trips(lang: str) -> None:
+    for codec in (PLAIN, SIGNED):
+        assert codec.decode(codec.encode(cb.SetLang(lang))) == cb.SetLang(lang)
+
+
+def test_a_forged_language_is_refused_even_when_signed() -> None:
+    """A button that names a language the bot does not speak (forged, or drawn by a bot that
+    spoke another) is refused as malformed, signature or not."""
+    payload = "1L.de"
+    signed = f"{payload}.{SIGNED._sign(payload)}"
+    with pytest.raises(BadCallback) as refused:
+        SIGNED.decode(signed)
+    assert refused.value.reason == "field"
+
+
 def test_module_level_functions_are_unsigned() -> None:
     for callback in samples():
         assert cb.decode(cb.encode(callback)) == callback
@@ -132,6 +149,8 @@ def test_encode_refuses_too_long_and_out_of_range() -> None:
         PLAIN.encode(cb.CoverWith(1, 1, C("7S"), C("6S"), 4))
     with pytest.raises(ValueError):
         PLAIN.encode(cb.SetLang(""))
+    with pytest.raises(ValueError):
+        cb.SetLang("de")  # a language the bot does not speak
     with pytest.raises(ValueError):
         cb.Play(1, 1, frozenset())
     with pytest.raises(ValueError):
@@ -200,6 +219,9 @@ def test_own_data_is_read_without_checking_the_signature_again() -> None:
         "1g.1.1.toolong_page_token_",
         "1L.",
         "1L.ru.ru",
+        "1L.de",
+        "1L.RU",
+        "1L.ua",
         "1j.1.1\n",
         "1j.1.1" + "0" * 60,
         "1j.фыв.1",

@@ -12,6 +12,7 @@ import pytest
 from bot.base.i18n import (
     LANGS,
     PLURAL_CATEGORIES,
+    Lang,
     Translator,
     catalog,
     has_key,
@@ -38,26 +39,53 @@ def _placeholders(entry: object) -> frozenset[str]:
     return frozenset().union(*(placeholders(v) for v in entry.values()))
 
 
-def test_catalogs_have_the_same_keys() -> None:
-    ru, en = catalog("ru"), catalog("en")
-    assert sorted(set(ru) - set(en)) == []
-    assert sorted(set(en) - set(ru)) == []
+def test_every_language_has_a_catalog_and_plural_categories() -> None:
+    assert LANGS == ("ru", "en", "uk")
+    assert set(PLURAL_CATEGORIES) == set(LANGS)
+    assert PLURAL_CATEGORIES["uk"] == ("one", "few", "many")
 
 
-def test_catalogs_have_the_same_placeholders_per_key() -> None:
-    ru, en = catalog("ru"), catalog("en")
-    differ = {k: (_placeholders(ru[k]), _placeholders(en[k])) for k in ru}
+@pytest.mark.parametrize("lang", [x for x in LANGS if x != "en"])
+def test_catalogs_have_the_same_keys(lang: Lang) -> None:
+    other, en = catalog(lang), catalog("en")
+    assert sorted(set(other) - set(en)) == []
+    assert sorted(set(en) - set(other)) == []
+
+
+@pytest.mark.parametrize("lang", [x for x in LANGS if x != "en"])
+def test_catalogs_have_the_same_placeholders_per_key(lang: Lang) -> None:
+    other, en = catalog(lang), catalog("en")
+    differ = {k: (_placeholders(other[k]), _placeholders(en[k])) for k in other}
     assert {k: v for k, v in differ.items() if v[0] != v[1]} == {}
 
 
-def test_plural_entries_are_plural_in_both_and_take_n() -> None:
-    ru, en = catalog("ru"), catalog("en")
-    for key, entry in ru.items():
+@pytest.mark.parametrize("lang", [x for x in LANGS if x != "en"])
+def test_plural_entries_are_plural_in_every_language_and_take_n(lang: Lang) -> None:
+    other, en = catalog(lang), catalog("en")
+    for key, entry in other.items():
         assert isinstance(entry, dict) == isinstance(en[key], dict), key
         if isinstance(entry, dict):
-            assert set(entry) == set(PLURAL_CATEGORIES["ru"]), key
+            assert set(entry) == set(PLURAL_CATEGORIES[lang]), key
             assert set(en[key]) == set(PLURAL_CATEGORIES["en"]), key
             assert "n" in _placeholders(entry), key
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_language_names_every_language_in_itself(lang: Lang) -> None:
+    names = {code: tr(lang, f"lang.name.{code}") for code in LANGS}
+    assert names == {"ru": "Русский", "en": "English", "uk": "Українська"}
+
+
+def test_ukrainian_keeps_the_russian_markup_and_emoji() -> None:
+    """The same HTML tags and the same emoji as the Russian text, key by key."""
+    emoji = re.compile(r"[\U0001F000-\U0001FAFF\u2600-\u27BF\u2190-\u21FF\u23E9-\u23FA]")
+
+    def marks(entry: object) -> list[tuple[list[str], list[str]]]:
+        texts = [entry] if isinstance(entry, str) else list(entry.values())  # type: ignore[attr-defined]
+        return [(re.findall(r"</?[a-z]+>", t), emoji.findall(t)) for t in texts]
+
+    ru, uk = catalog("ru"), catalog("uk")
+    assert {k: marks(uk[k]) for k in ru if marks(uk[k]) != marks(ru[k])} == {}
 
 
 @pytest.mark.parametrize(
@@ -94,6 +122,55 @@ def test_english_plural_forms(n: int, expected: str) -> None:
     assert tr("en", "card.count", n=n) == expected
 
 
+UKRAINIAN_NUMBERS = (0, 1, 2, 5, 11, 21, 22, 25, 111)
+
+
+@pytest.mark.parametrize(
+    ("key", "template", "words"),
+    [
+        ("card.count", "{n} {w}", "карт карта карти карт карт карта карти карт карт"),
+        ("hand.count", "У вас {n} {w}.", "карт карта карти карт карт карта карти карт карт"),
+        ("tally.games", "{n} {w}", "ігор гра гри ігор ігор гра гри ігор ігор"),
+        ("tally.points", "{n} {w}", "очок очко очки очок очок очко очки очок очок"),
+        ("tally.durak", "дурень {n} {w}", "разів раз рази разів разів раз рази разів разів"),
+        ("tally.draws", "{n} {w}", "нічиїх нічия нічиї нічиїх нічиїх нічия нічиї нічиїх нічиїх"),
+        (
+            "tally.more",
+            "…і ще {n} {w}",
+            "гравців гравець гравці гравців гравців гравець гравці гравців гравців",
+        ),
+        ("stats.mine_more", "…і ще {n} {w}", "груп група групи груп груп група групи груп груп"),
+        (
+            "replay.deal",
+            "Роздача · у партії {n} {w}",
+            "ходів хід ходи ходів ходів хід ходи ходів ходів",
+        ),
+        (
+            "coach.decisions",
+            "перевірено {n} {w}",
+            "рішень рішення рішення рішень рішень рішення рішення рішень рішень",
+        ),
+        ("rules.summary.hand", "{n} {w}", "карт карті карти карт карт карті карти карт карт"),
+        ("event.drew", "Ann добирає {n} {w}", "карт карту карти карт карт карту карти карт карт"),
+    ],
+)
+def test_ukrainian_plural_forms(key: str, template: str, words: str) -> None:
+    """Each form for 0, 1, 2, 5, 11, 21, 22, 25, 111: the word that follows the number."""
+    expected = [
+        template.format(n=n, w=w) for n, w in zip(UKRAINIAN_NUMBERS, words.split(), strict=True)
+    ]
+    assert [tr("uk", key, n=n, name="Ann") for n in UKRAINIAN_NUMBERS] == expected
+
+
+def test_every_ukrainian_plural_renders_for_every_number() -> None:
+    params = {"name": "Ann", "decisions": "x", "level": "y"}
+    for key, entry in catalog("uk").items():
+        if isinstance(entry, dict):
+            for n in UKRAINIAN_NUMBERS:
+                text = tr("uk", key, n=n, **params)
+                assert str(n) in text and "{" not in text, (key, n)
+
+
 def test_plural_categories() -> None:
     assert [plural_category("ru", n) for n in (1, 2, 5, 11, 21, 22, 25, 111)] == [
         "one",
@@ -106,6 +183,27 @@ def test_plural_categories() -> None:
         "many",
     ]
     assert [plural_category("en", n) for n in (0, 1, 2)] == ["other", "one", "other"]
+    assert [plural_category("uk", n) for n in UKRAINIAN_NUMBERS] == [
+        "many",
+        "one",
+        "few",
+        "many",
+        "many",
+        "one",
+        "few",
+        "many",
+        "many",
+    ]
+    assert [plural_category("uk", n) for n in (3, 4, 12, 14, 24, 101, 112, 1001)] == [
+        "few",
+        "few",
+        "many",
+        "many",
+        "few",
+        "one",
+        "many",
+        "one",
+    ]
 
 
 def test_russian_plurals_in_other_phrases() -> None:
@@ -121,9 +219,12 @@ def test_russian_plurals_in_other_phrases() -> None:
     [
         ("ru", (), "ru"),
         ("ru-RU", (), "ru"),
-        ("uk", (), "ru"),
+        ("uk", (), "uk"),
+        ("uk-UA", (), "uk"),
+        ("UK_ua", (), "uk"),
         ("be", (), "ru"),
         ("kk", (), "ru"),
+        ("uz", (), "ru"),
         ("en", (), "en"),
         ("en-GB", (), "en"),
         ("de", (), "en"),
@@ -133,6 +234,9 @@ def test_russian_plurals_in_other_phrases() -> None:
         ("en", (None, "ru"), "ru"),
         ("en", ("xx", "ru"), "ru"),
         ("de", ("EN_us",), "en"),
+        ("ru", ("uk",), "uk"),
+        ("uk", ("ru",), "ru"),
+        ("uk", ("xx",), "uk"),
     ],
 )
 def test_pick_lang(code: str | None, overrides: tuple[str | None, ...], expected: str) -> None:

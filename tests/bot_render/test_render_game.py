@@ -322,6 +322,7 @@ def test_a_wild_six_is_told_as_named_once_the_bout_has_left_the_table(lang: Lang
     line = {
         "en": "Gus covers 5♣️ with 6♠️ (as ♣️)",
         "ru": "Gus бьёт 5♣️ картой 6♠️ (как ♣️)",
+        "uk": "Gus б’є 5♣️ картою 6♠️ (як ♣️)",
     }[lang]
     c = ctx(game, events)
     assert line in render_table(game.public_view(), GUS, lang, c).text, "the group's table"
@@ -374,7 +375,7 @@ def test_the_last_event_lines_are_those_of_all_the_events() -> None:
     )
 
     @settings(max_examples=300, deadline=None)
-    @given(st.lists(event, max_size=12), st.integers(-1, 8), st.sampled_from(["en", "ru"]))
+    @given(st.lists(event, max_size=12), st.integers(-1, 8), st.sampled_from(LANGS))
     def check(events: list[Event], limit: int, lang: Lang) -> None:
         every = event_lines(events, names, lang, limit=100)
         assert event_lines(events, names, lang, limit=limit) == (

@@ -176,8 +176,13 @@ def test_help_start_lang(lang: Lang) -> None:
     assert alone is not None and [b.text for b in alone.buttons()] == [quick.text]
     picker = render_lang_picker(lang)
     assert picker.keyboard is not None
-    assert [CODEC.decode(b.data).lang for b in picker.keyboard.buttons()] == ["ru", "en"]  # type: ignore[union-attr, arg-type]
-    assert any(b.text.startswith("✓") for b in picker.keyboard.buttons())
+    assert [CODEC.decode(b.data).lang for b in picker.keyboard.buttons()] == ["ru", "en", "uk"]  # type: ignore[union-attr, arg-type]
+    assert [len(row) for row in picker.keyboard.rows] == [1, 1, 1], "one language a row"
+    labels = [b.text for b in picker.keyboard.buttons()]
+    assert labels == [
+        tr(lang, "settings.btn.chosen", value=name) if code == lang else name
+        for code, name in zip(LANGS, ("Русский", "English", "Українська"), strict=True)
+    ], "each language named in itself, the current one marked"
 
 
 @pytest.mark.parametrize("lang", LANGS)

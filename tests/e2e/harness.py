@@ -23,6 +23,7 @@ from fake_telegram import FakeChat, FakeMessage, FakeTelegramServer, FakeUser, r
 
 from bot.app import build_application
 from bot.base.config import Settings
+from bot.base.i18n import LANGS
 from bot.render import Player, card_text
 from bot.render.table import seat_lines, trump_line
 from bot.store import ChatRow, SqliteStore
@@ -461,7 +462,7 @@ class Table:
         players = [Player(u.first_name) for u in self.users]
         if not any(
             all(line in (group.text or "") for line in (trump_line(view, lang), *lines))
-            for lang in ("ru", "en")
+            for lang in LANGS
             for lines in [seat_lines(view, players, lang)]  # type: ignore[arg-type]
         ):
             return f"the group shows {group.plain_text!r}"

@@ -78,15 +78,74 @@ async def test_only_an_admin_or_the_table_s_creator_switches_the_group_s_languag
                 "the group speaks Russian now"
             )
 
+            # Ukrainian is offered too, and once chosen the group speaks it
+            assert "Українська" in labels(picker)
+            ukrainian = next(
+                d
+                for b, d in zip(labels(picker), callback_buttons(picker), strict=True)
+                if "Українська" in b
+            )
+            answer = await table.press(table.users[1], picker, ukrainian)
+            assert answer.text == tr("uk", "lang.set", name="Українська")
+            assert query(db, chosen, table.group.id) == [("uk",)]
+            refused = await table.command(2, "lang")
+            assert refused.plain_text == tr("uk", "lang.not_allowed")
+            rules = await table.command(2, "rules")
+            assert tr("uk", "rules.title").replace("<b>", "").replace("</b>", "") in (
+                rules.plain_text
+            )
 
-async def test_menus_descriptions_and_a_greeting_in_both_languages(tmp_path: Path) -> None:
+
+async def test_lang_in_private_offers_ukrainian_and_the_bot_then_speaks_it(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        ann = await tg.create_user("Ann", language_code="en")
+        chat = tg.private_chat(ann)
+
+        async def ask(command: str) -> FakeMessage:
+            asked = await tg.send_command(ann, chat, command)
+            return await tg.wait_for_message(chat, after=asked, timeout=10)
+
+        async with bot_running(tg, db, settings=settings_for(tg, db, default_language="en")):
+            started = await tg.start_bot(ann)
+            await tg.wait_for_message(chat, after=started, timeout=10)
+            picker = await ask("lang")
+            assert labels(picker) == [
+                tr("en", "settings.btn.chosen", value="English") if name == "English" else name
+                for name in ("Русский", "English", "Українська")
+            ]
+            assert [len(row) for row in picker.buttons] == [1, 1, 1]
+            ukrainian = callback_buttons(picker)[labels(picker).index("Українська")]
+            answer = await (await tg.press(ann, picker, data=ukrainian)).answer(timeout=10)
+            assert answer.text == tr("uk", "lang.set", name="Українська")
+            # the picker now speaks Ukrainian and marks it
+            await tg.wait_for(
+                lambda: tr("uk", "settings.btn.chosen", value="Українська") in labels(picker),
+                timeout=5,
+            )
+            assert query(db, "SELECT language FROM users WHERE user_id = ?", ann.id) == [("uk",)]
+            # and so does every answer after it, though his Telegram speaks English
+            help_text = (await ask("help")).plain_text
+            assert help_text.startswith("🃏 Як грати"), help_text
+            assert "/lang — змінити мову" in help_text
+
+            # a language the bot does not speak, pressed as if a button said so: refused,
+            # in his language, and nothing changes
+            forged = await tg.press(ann, picker, data="1L.de", force=True)
+            assert (await forged.answer(timeout=10)).text == tr("uk", "cb.malformed")
+            assert query(db, "SELECT language FROM users WHERE user_id = ?", ann.id) == [("uk",)]
+
+
+async def test_menus_descriptions_and_a_greeting_in_every_language(tmp_path: Path) -> None:
     db = tmp_path / "durak.sqlite3"
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
         ann = await tg.create_user("Ann", language_code="uk")
         async with bot_running(tg, db, settings=settings_for(tg, db)):
             await tg.wait_for(lambda: tg.world.bot_texts.get(("short_description", "en")), 10)
             private = {"type": "all_private_chats"}
-            for code, lang in (("", "en"), ("en", "en"), ("ru", "ru"), ("uk", "ru"), ("kk", "ru")):
+            for code, lang in (("", "en"), ("en", "en"), ("ru", "ru"), ("uk", "uk"), ("kk", "ru")):
                 commands = {c["command"]: c["description"] for c in tg.my_commands(private, code)}
                 assert commands.get("stats") == tr(lang, "cmd.private.stats"), code
                 groups = tg.my_commands({"type": "all_group_chats"}, code)
@@ -101,7 +160,7 @@ async def test_menus_descriptions_and_a_greeting_in_both_languages(tmp_path: Pat
             greeting = await tg.wait_for_message(
                 group, lambda m: "/newgame" in m.plain_text, timeout=10
             )
-            assert greeting.text == tr("ru", "about.greeting")
+            assert greeting.text == tr("uk", "about.greeting")
 
 
 async def test_private_stats_name_each_group_and_add_up(tmp_path: Path) -> None:

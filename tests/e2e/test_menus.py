@@ -72,6 +72,8 @@ async def test_a_long_flood_wait_on_the_menus_keeps_no_update_waiting(
         assert len(kept(db)) == CALLS
         assert len(tg.calls_to(*MENU_METHODS)) == 1 + CALLS
         commands = {c["command"]: c["description"] for c in tg.my_commands(PRIVATE, "uk")}
+        assert commands["stats"] == tr("uk", "cmd.private.stats")
+        commands = {c["command"]: c["description"] for c in tg.my_commands(PRIVATE, "be")}
         assert commands["stats"] == tr("ru", "cmd.private.stats")
         assert tg.world.bot_texts[("short_description", "")] == tr("en", "about.short")
 

@@ -33,7 +33,7 @@ def clocks(message: FakeMessage | None) -> list[int]:
     return [e["unix_time"] for e in message.entities if e["type"] == "date_time"]
 
 
-@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize("language", ["en", "ru", "uk"])
 async def test_the_deadline_is_a_live_clock_in_the_group_and_the_hand(
     tmp_path: Path, language: str
 ) -> None:

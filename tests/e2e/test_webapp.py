@@ -142,11 +142,15 @@ async def test_a_page_speaks_its_users_language(tmp_path: Path) -> None:
         ann = await bot.page(table.users[0], table.table_id)
         english = await bot.page(stranger(), table.table_id, name="english")
         nobody = await bot.page({"id": 31337, "first_name": "X"}, table.table_id, name="x")
+        ukrainian = {"id": 777_001, "first_name": "Оля", "language_code": "uk-UA"}
+        olya = await bot.page(ukrainian, table.table_id, name="olya")
         assert ann.state is not None and ann.state["lang"] == "ru"
         assert ann.state["texts"]["hand"] == "Ваши карты"
         assert english.state is not None and english.state["lang"] == "en"
         assert english.state["texts"]["hand"] == "Your cards"
         assert nobody.state is not None and nobody.state["lang"] == "ru"  # the bot's default
+        assert olya.state is not None and olya.state["lang"] == "uk"
+        assert olya.state["texts"]["hand"] == "Ваші карти"
 
 
 # ---------------------------------------------------------------- who may connect

@@ -405,7 +405,7 @@ async def open_telegram_page(
     context = await browser.new_context(
         viewport={"width": width, "height": height},
         device_scale_factor=scale,
-        locale="ru-RU" if user.language_code == "ru" else "en-US",
+        locale={"ru": "ru-RU", "uk": "uk-UA"}.get(user.language_code, "en-US"),
         color_scheme=color_scheme,
         has_touch=True,
     )

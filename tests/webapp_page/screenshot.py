@@ -1,6 +1,6 @@
 """Renders the Mini App mid-game, light and dark, to PNG for the README.
 
-    python -m tests.webapp_page.screenshot [--out docs] [--lang en|ru]
+    python -m tests.webapp_page.screenshot [--out docs] [--lang en|ru|uk]
 
 It serves the real page with the stand-in server and the README's game, opens it in the
 system Chromium as Bob on a 360×740 phone, and saves, light and dark: two players
@@ -85,7 +85,7 @@ async def shoot(out: Path, lang: str) -> list[Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs")
-    parser.add_argument("--lang", choices=("en", "ru"), default="en")
+    parser.add_argument("--lang", choices=("en", "ru", "uk"), default="en")
     args = parser.parse_args()
     for path in asyncio.run(shoot(args.out, args.lang)):
         print(path)

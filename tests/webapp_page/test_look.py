@@ -13,6 +13,7 @@ from .conftest import OpenPage, show
 from .page_server import PageServer
 
 RU = TelegramUser(id=7, first_name="Ива", language_code="ru")
+UK = TelegramUser(id=8, first_name="Оля", language_code="uk")
 
 
 def rgb(hex_colour: str) -> str:
@@ -76,6 +77,35 @@ async def test_the_pages_own_words_in_russian(open_page: OpenPage, server: PageS
         await peer.close()
         # the server's word for it once it has sent its texts
         await expect(tp.page.locator("[data-role=connection]")).to_have_text("Связь…")
+
+
+async def test_the_pages_own_words_in_ukrainian(open_page: OpenPage, server: PageServer) -> None:
+    async with open_page(user=UK) as tp:
+        peer, _ = await server.hello()
+        await expect(tp.page.locator("[data-role=connection]")).to_have_text("Підключення…")
+        await show(tp, peer, frames.mid_game(41, "uk"))
+        await expect(tp.page.locator("html")).to_have_attribute("lang", "uk")
+        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
+            "Ваші карти · 5 · відбивається"
+        )
+        await expect(tp.page.locator("[data-role=stock]")).to_have_text("Колода18")
+        await peer.close()
+        # the server's word for it once it has sent its texts
+        await expect(tp.page.locator("[data-role=connection]")).to_have_text("Зв’язок…")
+
+
+async def test_a_ukrainian_table_for_an_english_client(
+    open_page: OpenPage, server: PageServer
+) -> None:
+    async with open_page() as tp:  # an English-speaking client at a table set to Ukrainian
+        peer, _ = await server.hello()
+        state = frames.mid_game(41, "uk")
+        state["texts"] = {}  # the page's own Ukrainian words, none of the server's
+        await show(tp, peer, state)
+        await expect(tp.page.locator("html")).to_have_attribute("lang", "uk")
+        await expect(tp.page.locator("[data-role=hand-title]")).to_have_text(
+            "Ваші карти · 5 · відбивається"
+        )
 
 
 async def test_the_states_language_wins(open_page: OpenPage, server: PageServer) -> None:

@@ -8,7 +8,7 @@ import { render } from "./render.js";
 import {
   applyTheme, fitTelegram, haptic, loadWebApp, offerHomeScreen, socketUrl, startToken,
 } from "./telegram.js";
-import { pickLang, word } from "./words.js";
+import { isLang, pickLang, word } from "./words.js";
 
 const NOTICE_MS = 5000;
 // a press the server never answered (it always does) stops blocking taps after this long
@@ -84,7 +84,7 @@ function onState(state) {
   if (page.version !== null && state.v < page.version) return;
   const newer = page.notice.version === null || state.v > page.notice.version;
   page.version = state.v;
-  if (state.lang === "ru" || state.lang === "en") page.lang = state.lang;
+  if (isLang(state.lang)) page.lang = state.lang;
   page.texts = state.texts ?? null;
   render(state, { lang: page.lang, press, refused });
   offerInvite(Boolean(state.share));

@@ -50,15 +50,46 @@ const WORDS = {
     home_screen: "📲 На главный экран",
     invite: "📤 Позвать",
   },
+  uk: {
+    connecting: "Підключення…",
+    reconnecting: "Зв’язок обірвався, підключаюся…",
+    no_token: "Сторінка не знає, який стіл показати: відкрийте її кнопкою столу в Telegram.",
+    no_table: "Такого столу немає.",
+    no_telegram: "Відкрийте стіл із Telegram",
+    too_many: "Цей стіл відкрито в надто багатьох вікнах",
+    stock: "Колода",
+    trump: "Козир",
+    no_trump: "Без козиря",
+    discard: "Відбій",
+    table: "На столі",
+    empty: "На столі порожньо.",
+    recent: "Останні ходи",
+    tally: "Рахунок",
+    hand: "Ваші карти",
+    your_turn: "Ваш хід",
+    players: "Гравці",
+    spectator: "Ви дивитеся",
+    you: "ви",
+    partner: "партнер",
+    home_screen: "📲 На головний екран",
+    invite: "📤 Покликати",
+  },
 };
 
-// as the bot picks a language (bot/base/i18n.py): Russian for Russian and nearby languages
-const RUSSIAN_SPOKEN = new Set(["ru", "uk", "be", "kk", "ky", "tg", "uz"]);
+// as the bot picks a language (bot/base/i18n.py): its own languages as they are, Russian
+// for the languages of RUSSIAN_SPOKEN there, English for the rest
+const RUSSIAN_SPOKEN = new Set(["ru", "be", "kk", "ky", "tg", "uz"]);
 
-/** "ru" or "en" for a Telegram language_code such as "ru-RU", "uk" or "de". */
+/** Whether the page has words of its own in ``lang`` ("ru", "en", "uk"). */
+export function isLang(lang) {
+  return typeof lang === "string" && Object.prototype.hasOwnProperty.call(WORDS, lang);
+}
+
+/** "ru", "en" or "uk" for a Telegram language_code such as "ru-RU", "uk-UA" or "de". */
 export function pickLang(code) {
   const base = String(code ?? "").toLowerCase().split(/[-_]/)[0];
-  return RUSSIAN_SPOKEN.has(base) ? "ru" : "en";
+  if (RUSSIAN_SPOKEN.has(base)) return "ru";
+  return isLang(base) ? base : "en";
 }
 
 /** A word of the page: the server's text of that key if it sent one, else the page's own. */
