@@ -28,7 +28,7 @@ from bot.service import callbacks as cb
 from bot.service.quick import Dealt, QuickGames, Round, quick_rules
 from bot.service.reactions import EMOJI
 from bot.service.tables import Live
-from bot.store import TableStatus, Waiting, is_private_chat, shard_of
+from bot.store import StoreUnavailable, TableStatus, Waiting, is_private_chat, shard_of
 from bot.transport.sender import Content
 
 __all__ = ["ROUND_EVERY", "QuickDesk", "quick_desk"]
@@ -96,6 +96,9 @@ class QuickDesk:
                 await asyncio.shield(self.round())
             except asyncio.CancelledError:
                 raise
+            except StoreUnavailable as exc:
+                # the database is away (a restart, a failover): the next pass tries again
+                log.info("quick: the queue waits for the database: %s", exc)
             except Exception:
                 log.exception("quick: a pass over the queue failed")
 
