@@ -33,7 +33,14 @@ from bot.store import Invitation, Seat, TableStatus, is_private_chat, shard_of
 from bot.transport.request import call
 from engine import Rules
 
-__all__ = ["INLINE_CACHE", "InviteDesk", "invite_desk", "invite_rules", "on_inline_query"]
+__all__ = [
+    "INLINE_CACHE",
+    "InviteDesk",
+    "invite_desk",
+    "invite_rules",
+    "on_guest_message",
+    "on_inline_query",
+]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +59,21 @@ def invite_rules(default: Rules, game: str, size: int) -> Rules:
     return chosen
 
 
+def _wanted(text: str, lang: Lang) -> tuple[str, int]:
+    """The game and the number of players a mention names (the first of each found)."""
+    words = text.casefold()
+    game = next(
+        (
+            g
+            for g in reversed(r.INVITE_GAMES)
+            if g[:6] in words or tr(lang, f"opt.game.v.{g}").casefold()[:6] in words
+        ),
+        r.INVITE_GAMES[0],
+    )
+    size = next((n for n in r.INVITE_SIZES if str(n) in words.split()), r.INVITE_SIZES[0])
+    return game, size
+
+
 def invite_desk(rt: Runtime) -> InviteDesk:
     """The running bot's invitations."""
     found = rt.extras["invites"]
@@ -62,6 +84,11 @@ def invite_desk(rt: Runtime) -> InviteDesk:
 async def on_inline_query(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``@bot`` typed in any chat: the invitations on offer."""
     await invite_desk(runtime(context)).offer(update)
+
+
+async def on_guest_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot mentioned as a guest in a chat it is not in: an invitation posted there."""
+    await invite_desk(runtime(context)).guest(update)
 
 
 class InviteDesk:
@@ -85,35 +112,15 @@ class InviteDesk:
         user = query.from_user
         await remember(self._rt, user)
         lang = await user_lang(self._rt, user)
-        default = self._rt.settings.default_rules
         wanted = query.query.casefold().strip()
         games = [
             g
             for g in r.INVITE_GAMES
             if not wanted or wanted in tr(lang, f"opt.game.v.{g}").casefold() or wanted in g
         ] or list(r.INVITE_GAMES)
-        results = []
-        for game in games:
-            for size in r.INVITE_SIZES:
-                rules = invite_rules(default, game, size)
-                spec = r.InviteSpec(game, size, user.id, lang, user.full_name, self._rt.codec)
-                title, description = r.invite_result(lang, rules, spec)
-                screen = r.render_invitation(lang, rules, spec, [user.full_name])
-                assert screen.keyboard is not None
-                results.append(
-                    {
-                        "type": "article",
-                        "id": f"{game}-{size}",
-                        "title": title,
-                        "description": description,
-                        "input_message_content": {
-                            "message_text": screen.text,
-                            "parse_mode": "HTML",
-                            "link_preview_options": {"is_disabled": True},
-                        },
-                        "reply_markup": r.reply_markup(screen.keyboard),
-                    }
-                )
+        results = [
+            self._article(lang, game, size, user) for game in games for size in r.INVITE_SIZES
+        ]
         params = {
             "inline_query_id": query.id,
             "results": results,
@@ -125,6 +132,45 @@ class InviteDesk:
         except BadRequest as exc:
             # answered too late (after a restart, say): the user has moved on
             log.info("inline query %s not answered: %s", query.id, exc)
+
+    def _article(self, lang: Lang, game: str, size: int, user: User) -> dict[str, object]:
+        """The inline result of one invitation: ``game`` for ``size``, from ``user``."""
+        rules = invite_rules(self._rt.settings.default_rules, game, size)
+        spec = r.InviteSpec(game, size, user.id, lang, user.full_name, self._rt.codec)
+        title, description = r.invite_result(lang, rules, spec)
+        screen = r.render_invitation(lang, rules, spec, [user.full_name])
+        assert screen.keyboard is not None
+        return {
+            "type": "article",
+            "id": f"{game}-{size}",
+            "title": title,
+            "description": description,
+            "input_message_content": {
+                "message_text": screen.text,
+                "parse_mode": "HTML",
+                "link_preview_options": {"is_disabled": True},
+            },
+            "reply_markup": r.reply_markup(screen.keyboard),
+        }
+
+    async def guest(self, update: Update) -> None:
+        """The bot mentioned in a chat it is not in (guest mode, Bot API 10.0): it posts one
+        invitation there itself — the game and the number of players the mention names
+        ("@bot perevodnoy 3"), podkidnoy for two by default. The invitation is an inline
+        message like any other, and plays the same."""
+        message = update.guest_message
+        query_id = message.guest_query_id if message is not None else None
+        user = message.from_user if message is not None else None
+        if message is None or query_id is None or user is None:
+            return
+        await remember(self._rt, user)
+        lang = await user_lang(self._rt, user)
+        game, size = _wanted(message.text or message.caption or "", lang)
+        params = {"guest_query_id": query_id, "result": self._article(lang, game, size, user)}
+        try:
+            await call(self._bot, "answerGuestQuery", params, result=False)
+        except BadRequest as exc:
+            log.info("guest query %s not answered: %s", query_id, exc)
 
     # ------------------------------------------------------------------ the buttons
 

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 HEALTH_PATH = "/healthz"
-ALLOWED_UPDATES = ["message", "callback_query", "inline_query", "my_chat_member"]
+ALLOWED_UPDATES = ["message", "callback_query", "inline_query", "guest_message", "my_chat_member"]
 """The update kinds the bot handles (asked of Telegram in both modes)."""
 
 MAX_BODY = 1 << 20

@@ -57,7 +57,7 @@ from bot.chat.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
 from bot.chat.handlers.quick import cmd_quick
 from bot.chat.handlers.ratings import cmd_me, cmd_top
 from bot.chat.handlers.solo import cmd_play, cmd_solo_stop
-from bot.chat.invites import on_inline_query
+from bot.chat.invites import on_guest_message, on_inline_query
 from bot.chat.replays import cmd_replay
 from bot.chat.runtime import Runtime
 from bot.service import callbacks as cb
@@ -80,6 +80,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     # each be asked in vain on every press)
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(InlineQueryHandler(on_inline_query))
+    app.add_handler(MessageHandler(filters.UpdateType.GUEST_MESSAGE, on_guest_message))
     # commands that act for a person come from one, not on behalf of a channel
     by_channel = group & filters.SenderChat.CHANNEL
     app.add_handler(CommandHandler(PERSONAL, cmd_as_channel, filters=by_channel))
