@@ -293,6 +293,17 @@ async def test_reactions_show_to_the_opponent_and_are_paced(tmp_path: Path) -> N
         assert said is not None and "3 seconds" in said
         await asyncio.sleep(0.3)
         assert "👍" not in (bob.hand().plain_text if bob.hand() else "")
+        # someone not at the table (a forged press from his own chat): refused
+        cid = await Player.create(tg, "Cid")
+        greeting = cid.messages()[-1]
+        press = await tg.press(cid.user, greeting, data=laugh.callback_data, force=True)
+        assert "Only the players" in ((await press.answer(timeout=10)).text or "")
+        # after the game: refused, nothing shown
+        await tg.send_command(bob.user, bob.chat, "leave")
+        await tg.wait_for(lambda: bool(ann.ends()), timeout=10)
+        await asyncio.sleep(3.1)
+        press = await tg.press(ann.user, hand, data=thumbs.callback_data, force=True)
+        assert "over" in ((await press.answer(timeout=10)).text or "")
 
 
 async def test_leave_makes_the_leaver_durak_and_block_keeps_two_apart(tmp_path: Path) -> None:
