@@ -347,3 +347,33 @@ async def test_leave_makes_the_leaver_durak_and_block_keeps_two_apart(tmp_path: 
                 )
             assert len(query(db, "SELECT * FROM quick_queue")) == 2
             assert len(query(db, "SELECT * FROM tables")) == 1
+
+
+async def test_the_queue_and_a_quick_game_survive_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        settings = settings_for(tg, db)
+        async with bot_running(tg, db, settings=settings):
+            ann = await Player.create(tg, "Ann")
+            bob = await Player.create(tg, "Bob")
+            await ann.quick()
+            await tg.wait_for(lambda: ann.waiting_message() is not None, timeout=10)
+            looking = ann.waiting_message()
+            assert looking is not None
+            await tg.settle(quiet=0.3, timeout=10)
+        assert [r[0] for r in query(db, "SELECT user_id FROM quick_queue")] == [ann.user.id]
+        async with bot_running(tg, db, settings=settings):
+            # Ann still waits: Bob is paired with her, and her waiting message says so
+            await bob.quick()
+            table_id = table_id_of(await wait_hand(ann))
+            await tg.wait_for(lambda: "Bob" in looking.plain_text, timeout=10)
+            await tg.settle(quiet=0.3, timeout=10)
+            moves_before = stored(db, table_id).moves
+        async with bot_running(tg, db, settings=settings):
+            # the game goes on where it was: the hands are drawn again and play on
+            known = len(tg.calls)
+            await tg.wait_for(
+                lambda: any(c.method == "editMessageText" for c in tg.calls[known:]), timeout=10
+            )
+            await play_out([ann, bob], table_id, seed=9)
+            assert stored(db, table_id).moves > moves_before
