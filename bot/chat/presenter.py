@@ -776,9 +776,10 @@ class Presenter:
         """The quick reactions shown at private tables."""
         return self._reactions
 
-    def react(self, live: Live, seat: int, emoji: str) -> None:
-        """A player's quick reaction: shown in the others' table messages for a while."""
-        self._reactions.add(live.table_id, seat, emoji)
+    def react(self, live: Live, seat: int, name: str, emoji: str) -> None:
+        """A player's quick reaction (he is ``name``, his first name): shown in the others'
+        table messages for a while."""
+        self._reactions.add(live.table_id, seat, name, emoji)
         for other, who in enumerate(live.row.seats):
             if other != seat and who.user_id is not None and live.game is not None:
                 self._app.create_task(

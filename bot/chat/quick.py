@@ -244,7 +244,8 @@ class QuickDesk:
         if self._presenter.reactions.too_soon(live.table_id, seat) > 0:
             await answer(query, tr(lang, "quick.alert.react_soon"))
             return
-        self._presenter.react(live, seat, EMOJI[decoded.emoji])
+        name = query.from_user.first_name or live.row.seats[seat].name
+        self._presenter.react(live, seat, name, EMOJI[decoded.emoji])
         await answer(query)
 
     async def block(self, query: CallbackQuery, decoded: cb.Block, lang: Lang) -> None:

@@ -372,7 +372,8 @@ class TableContext:
     """The Mini App's direct link to this table (a group's table message links to it)."""
     web_app_url: str | None = None
     """The Mini App's URL for this table (a hand opens it in place)."""
-    reactions: tuple[tuple[int, str], ...] = ()
-    """The other players' quick reactions to show, as (seat, emoji) (a private table)."""
+    reactions: tuple[tuple[str, str], ...] = ()
+    """The other players' quick reactions to show, as (first name, emoji) (a private
+    table)."""
     react: bool = False
     """Whether the hand has the row of quick reactions (a private table's running game)."""

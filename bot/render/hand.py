@@ -41,8 +41,10 @@ from .common import (
     card_list,
     card_text,
     chunk,
+    esc,
     live_clock,
     name_of,
+    short_name,
     suit_text,
 )
 from .events import event_lines
@@ -379,7 +381,7 @@ def render_hand(
     sections = [head, seat_lines(public, players, lang, me=view.seat), bout_lines(public, lang)]
     footer = _asks(view, players, lang, ctx, choice, selection, purpose, gap=True)
     if ctx.reactions:
-        said = ", ".join(f"{name_of(players, seat)}: {emoji}" for seat, emoji in ctx.reactions)
+        said = ", ".join(f"{esc(short_name(name))}: {emoji}" for name, emoji in ctx.reactions)
         footer = [tr(lang, "hand.reactions", said=said), *footer]
     keyboard = hand_keyboard(view, lang, ctx, choice=choice, selection=selection, purpose=purpose)
     if ctx.react and choice is None and selection is None and public.phase != "over":

@@ -28,27 +28,27 @@ class Reactions:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._latest: dict[int, dict[int, tuple[str, float]]] = {}
+        self._latest: dict[int, dict[int, tuple[str, str, float]]] = {}
 
     def too_soon(self, table_id: int, seat: int) -> float:
         """Seconds the seat must still wait before its next reaction (0: it may now)."""
         found = self._latest.get(table_id, {}).get(seat)
         if found is None:
             return 0.0
-        return max(0.0, found[1] + MIN_GAP - self._clock())
+        return max(0.0, found[2] + MIN_GAP - self._clock())
 
-    def add(self, table_id: int, seat: int, emoji: str) -> None:
-        """The seat reacted now."""
-        self._latest.setdefault(table_id, {})[seat] = (emoji, self._clock())
+    def add(self, table_id: int, seat: int, name: str, emoji: str) -> None:
+        """The seat's player (by his first name) reacted now."""
+        self._latest.setdefault(table_id, {})[seat] = (name, emoji, self._clock())
 
-    def shown_to(self, table_id: int, seat: int) -> tuple[tuple[int, str], ...]:
+    def shown_to(self, table_id: int, seat: int) -> tuple[tuple[str, str], ...]:
         """What ``seat`` sees: each other seat's latest reaction of the last
-        :data:`SHOWN_FOR` seconds, as (seat, emoji), by seat."""
+        :data:`SHOWN_FOR` seconds, as (first name, emoji), by seat."""
         now = self._clock()
         found = self._latest.get(table_id, {})
         return tuple(
-            (other, emoji)
-            for other, (emoji, at) in sorted(found.items())
+            (name, emoji)
+            for other, (name, emoji, at) in sorted(found.items())
             if other != seat and now - at <= SHOWN_FOR
         )
 

@@ -26,8 +26,10 @@ class Player:
         self.answers: list[str] = []
 
     @classmethod
-    async def create(cls, tg: FakeTelegramServer, name: str, language: str = "en") -> Player:
-        user = await tg.create_user(name, language_code=language)
+    async def create(
+        cls, tg: FakeTelegramServer, name: str, language: str = "en", last_name: str | None = None
+    ) -> Player:
+        user = await tg.create_user(name, language_code=language, last_name=last_name)
         sent = await tg.start_bot(user)
         await tg.wait_for_message(tg.private_chat(user), after=sent, timeout=10)
         return cls(tg, user)
@@ -268,7 +270,7 @@ async def test_reactions_show_to_the_opponent_and_are_paced(tmp_path: Path) -> N
         FakeTelegramServer(limits=Limits.fast()) as tg,
         bot_running(tg, db, settings=settings_for(tg, db)),
     ):
-        ann = await Player.create(tg, "Ann")
+        ann = await Player.create(tg, "Ann", last_name="Smith")  # shown by her first name
         bob = await Player.create(tg, "Bob")
         await ann.quick()
         await tg.wait_for(lambda: ann.waiting_message() is not None, timeout=10)
