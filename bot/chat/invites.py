@@ -22,7 +22,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes
 
 from bot import render as r
-from bot.base.i18n import Lang, is_lang, tr
+from bot.base.i18n import Lang, is_lang, pick_lang, tr
 from bot.chat.common import answer, reachable, refusal_text, remember, user_lang
 from bot.chat.presenter import Presenter
 from bot.chat.runtime import Runtime, runtime
@@ -182,7 +182,7 @@ class InviteDesk:
             or decoded.game not in r.INVITE_GAMES
             or decoded.size not in r.INVITE_SIZES
             or not is_lang(decoded.lang)
-            or decoded.action not in ("join", "leave", "start", "again")
+            or decoded.action not in ("join", "leave", "start", "again", "ai")
         ):
             await answer(query, tr(lang, "cb.malformed"))
             return
@@ -207,7 +207,7 @@ class InviteDesk:
         user = query.from_user
         found = await store.invitation(inline_id)
         if found is None:
-            if decoded.action not in ("join", "start"):
+            if decoded.action not in ("join", "start", "ai"):
                 raise Refused("not_seated")
             found, live = await self._open(inline_id, decoded, user)
         else:
@@ -282,6 +282,22 @@ class InviteDesk:
             await tables.leave_lobby(live, user.id)
             await self._presenter.redraw(live, [])
             return tr(lang, "invite.alert.left"), None
+        if action == "ai":
+            # a computer player in a free seat: the inviter (the lobby's creator) decides
+            if status != TableStatus.LOBBY:
+                return tr(lang, "invite.alert.running"), None
+            if user.id != live.row.creator_id:
+                return tr(lang, "invite.alert.only_inviter_ai"), None
+            if len(live.row.seats) >= invitation.size:
+                raise Refused("table_full", max=invitation.size)
+            number = 1 + sum(1 for seat in live.row.seats if seat.ai is not None)
+            name = tr(pick_lang(invitation.lang), "ai.name", n=number)
+            await tables.join(live, Seat.computer(name, "normal"))
+            if len(live.row.seats) >= invitation.size:
+                await self._start(live, lang)
+            else:
+                await self._presenter.redraw(live, [])
+            return tr(lang, "invite.alert.computer_added"), None
         if action == "start":
             if status == TableStatus.PLAYING:
                 return tr(lang, "invite.alert.running"), None

@@ -81,7 +81,10 @@ def render_invitation(
             Button.cb(tr(lang, "invite.btn.join"), codec, spec.button("join")),
             Button.cb(tr(lang, "invite.btn.leave"), codec, spec.button("leave")),
         ],
-        [Button.cb(tr(lang, "invite.btn.start"), codec, spec.button("start"))],
+        [
+            Button.cb(tr(lang, "invite.btn.computer"), codec, spec.button("ai")),
+            Button.cb(tr(lang, "invite.btn.start"), codec, spec.button("start")),
+        ],
     ]
     return Screen("\n".join(lines), Keyboard.of(rows))
 

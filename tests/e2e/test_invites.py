@@ -156,6 +156,9 @@ async def test_bad_presses_on_an_invitation_change_nothing(tmp_path: Path) -> No
         press = await tg.press(ann.user, invite, "Start")
         said = (await press.answer(timeout=10)).text or ""
         assert said, "a clear answer"
+        # a computer player: the inviter's to seat, not Bob's
+        press = await tg.press(bob.user, invite, "Computer")
+        assert "Only the one who invited" in ((await press.answer(timeout=10)).text or "")
         table_id = query(db, "SELECT table_id FROM invitations")[0][0]
         assert stored(db, table_id).status == "lobby"
         # Dan waits for a quick game: he is in another game already
@@ -193,3 +196,36 @@ async def test_bad_presses_on_an_invitation_change_nothing(tmp_path: Path) -> No
         ]
         assert len(inline_edits) <= 1
         assert stored(db, table_id).moves > 0
+
+
+async def test_an_invitation_seats_a_computer_player(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with (
+        FakeTelegramServer(limits=Limits.fast()) as tg,
+        bot_running(tg, db, settings=settings_for(tg, db, ai_delay=0.05)),
+    ):
+        ann = await Player.create(tg, "Ann")
+        friend = await tg.create_private_chat(ann.user, await tg.create_user("Eve"))
+        results = await tg.inline_query(ann.user, friend, "")
+        invite = await tg.choose_inline_result(ann.user, friend, results, "podkidnoy-2")
+        press = await tg.press(ann.user, invite, "Computer")
+        assert "computer" in ((await press.answer(timeout=10)).text or "").lower()
+        table_id = query(db, "SELECT table_id FROM invitations")[0][0]
+        # two of two: the game starts, the computer plays its moves by itself
+        await tg.wait_for(lambda: stored(db, table_id).status == "playing", timeout=10)
+        rng = random.Random(3)
+        for _ in range(2000):
+            if stored(db, table_id).status == "finished":
+                break
+            hand = hand_of(tg, ann.user, table_id)
+            buttons = of_table(hand, table_id, HAND_KINDS) if hand else []
+            if hand is None or not buttons:
+                await tg.settle(quiet=0.05, timeout=2)
+                continue
+            try:
+                press = await tg.press(ann.user, hand, data=rng.choice(buttons))
+                await press.answer(timeout=10)
+            except LookupError:
+                continue
+        assert stored(db, table_id).status == "finished"
+        assert seated(db, table_id)[1].startswith("Computer")
