@@ -8,6 +8,9 @@
 * ``presenter`` — which screens to draw after a change: the group's table, each private
   hand, the end, the clocks; ``ingroup`` — hands as ephemeral messages in the group;
 * ``replays`` — replay messages and the coach's notes in the private chat;
+* ``quick`` — quick games: /quick, the waiting message, the passes over the queue, the
+  reactions and blocks at private tables; ``invites`` — invitations into any chat through
+  inline mode (and guest mode): the results offered, their Join, Leave, Start, Rematch;
 * ``menus`` — the command menus and descriptions; ``chart`` — the /me chart's worker;
 * ``runtime`` — what the handlers, the pages and the processes share at run time.
 

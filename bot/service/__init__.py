@@ -7,6 +7,8 @@
 * ``inbox`` — every update kept before Telegram is told, done with the move it made;
 * ``shards`` — :class:`~bot.service.shards.NotHere`, a table held by another process;
 * ``links`` — the Mini App's start token naming a table, and the links that carry it;
+* ``quick`` — the quick games' queue and how it pairs players; ``reactions`` — the quick
+  reactions at private tables, one every few seconds;
 * ``replay`` — finished games dealt again from their seed and log; ``coach`` and
   ``coach_worker`` — reviews of a player's moves in worker processes.
 

@@ -5,7 +5,8 @@
   running the application until a signal; ``ordering`` — updates of one table in order;
 * ``pacing`` — each chat's budget (~1 message/s in private, ~20/min in a group; a 429
   concerns its own chat); ``sender`` — one slot per message, only the latest content
-  sent; ``sent`` — the bot's own messages in each chat; ``tgerrors`` — Telegram's answers
+  sent; ``inline`` — inline messages (invitations) kept current by their inline id, each
+  paced as a group's; ``sent`` — the bot's own messages in each chat; ``tgerrors`` — Telegram's answers
   read by their wording; ``tasks`` — the deliverers' background tasks.
 
 May import: ``bot.render``, ``bot.service``, ``bot.base``, ``bot.store``, ``bot.ratings``.
