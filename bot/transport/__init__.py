@@ -6,8 +6,8 @@
 * ``pacing`` — each chat's budget (~1 message/s in private, ~20/min in a group; a 429
   concerns its own chat); ``sender`` — one slot per message, only the latest content
   sent; ``inline`` — inline messages (invitations) kept current by their inline id, each
-  paced as a group's; ``sent`` — the bot's own messages in each chat; ``tgerrors`` — Telegram's answers
-  read by their wording; ``tasks`` — the deliverers' background tasks.
+  paced as a group's; ``sent`` — the bot's own messages in each chat; ``tgerrors`` —
+  Telegram's answers read by their wording; ``tasks`` — the deliverers' background tasks.
 
 May import: ``bot.render``, ``bot.service``, ``bot.base``, ``bot.store``, ``bot.ratings``.
 Must not import the chat's views, the Mini App, the cluster or the wiring.
