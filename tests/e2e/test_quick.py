@@ -96,7 +96,7 @@ def table_id_of(hand: FakeMessage) -> int:
     return table
 
 
-async def play_out(players: list[Player], table_id: int, seed: int, timeout: float = 30.0) -> None:
+async def play_out(players: list[Player], table_id: int, seed: int, timeout: float = 120.0) -> None:
     """Every player presses his hand's playing buttons at random until each has the end."""
     rng = random.Random(seed)
     deadline = time.monotonic() + timeout
