@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 from fake_telegram import FakeMessage, FakeTelegramServer, FakeUser, Limits
@@ -39,6 +40,32 @@ def hand_of(tg: FakeTelegramServer, user: FakeUser, table_id: int) -> FakeMessag
         if of_table(message, table_id, HAND_KINDS | frozenset("fE")):
             return message
     return None
+
+
+async def press_at_random(
+    tg: FakeTelegramServer,
+    db: Path,
+    users: Sequence[FakeUser],
+    table_id: int,
+    rng: random.Random,
+    presses: int = 3000,
+) -> None:
+    """Random players press random playing buttons of their hands, ``presses`` times or
+    until the game is over."""
+    for _ in range(presses):
+        if stored(db, table_id).status == "finished":
+            return
+        user = rng.choice(users)
+        hand = hand_of(tg, user, table_id)
+        buttons = of_table(hand, table_id, HAND_KINDS) if hand else []
+        if hand is None or not buttons:
+            await tg.settle(quiet=0.02, timeout=2)
+            continue
+        try:
+            press = await tg.press(user, hand, data=rng.choice(buttons))
+            await press.answer(timeout=10)
+        except LookupError:
+            continue
 
 
 async def test_an_invitation_in_a_group_without_the_bot_is_a_whole_game(tmp_path: Path) -> None:
@@ -89,21 +116,7 @@ async def test_an_invitation_in_a_group_without_the_bot_is_a_whole_game(tmp_path
                         str(card) not in invite.plain_text or card == game.view(0).public.trump_card
                     )
             # played to the end by random presses
-            rng = random.Random(5)
-            for _ in range(3000):
-                if stored(db, table_id).status == "finished":
-                    break
-                user = rng.choice((ann.user, bob.user, cid))
-                hand = hand_of(tg, user, table_id)
-                buttons = of_table(hand, table_id, HAND_KINDS) if hand else []
-                if hand is None or not buttons:
-                    await tg.settle(quiet=0.02, timeout=2)
-                    continue
-                try:
-                    press = await tg.press(user, hand, data=rng.choice(buttons))
-                    await press.answer(timeout=10)
-                except LookupError:
-                    continue
+            await press_at_random(tg, db, (ann.user, bob.user, cid), table_id, random.Random(5))
             assert stored(db, table_id).status == "finished"
             await tg.wait_for(
                 lambda: any("Rematch" in b.text for r in invite.buttons for b in r), timeout=10
@@ -175,19 +188,7 @@ async def test_bad_presses_on_an_invitation_change_nothing(tmp_path: Path) -> No
         # that follow try no edit of it after the first that finds it gone
         await tg.delete_message(group, invite, by=ann.user)
         calls = len(tg.calls)
-        rng = random.Random(2)
-        for _ in range(40):
-            user = rng.choice((ann.user, bob.user))
-            hand = hand_of(tg, user, table_id)
-            buttons = of_table(hand, table_id, HAND_KINDS) if hand else []
-            if hand is None or not buttons:
-                await tg.settle(quiet=0.02, timeout=2)
-                continue
-            try:
-                press = await tg.press(user, hand, data=rng.choice(buttons))
-                await press.answer(timeout=10)
-            except LookupError:
-                continue
+        await press_at_random(tg, db, (ann.user, bob.user), table_id, random.Random(2), 40)
         await tg.settle(quiet=0.3, timeout=10)
         inline_edits = [
             c
@@ -213,19 +214,6 @@ async def test_an_invitation_seats_a_computer_player(tmp_path: Path) -> None:
         table_id = query(db, "SELECT table_id FROM invitations")[0][0]
         # two of two: the game starts, the computer plays its moves by itself
         await tg.wait_for(lambda: stored(db, table_id).status == "playing", timeout=10)
-        rng = random.Random(3)
-        for _ in range(2000):
-            if stored(db, table_id).status == "finished":
-                break
-            hand = hand_of(tg, ann.user, table_id)
-            buttons = of_table(hand, table_id, HAND_KINDS) if hand else []
-            if hand is None or not buttons:
-                await tg.settle(quiet=0.05, timeout=2)
-                continue
-            try:
-                press = await tg.press(ann.user, hand, data=rng.choice(buttons))
-                await press.answer(timeout=10)
-            except LookupError:
-                continue
+        await press_at_random(tg, db, (ann.user,), table_id, random.Random(3))
         assert stored(db, table_id).status == "finished"
         assert seated(db, table_id)[1].startswith("Computer")
