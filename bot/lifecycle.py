@@ -30,6 +30,7 @@ from bot.service.coach import Coach
 from bot.service.inbox import Inbox
 from bot.service.shards import NotHere
 from bot.service.tables import Live, TableService
+from bot.service.thinkers import Thinkers
 from bot.store import TableStatus, open_store
 from bot.store.postgres import PostgresStore
 from bot.transport.pacing import Pacer
@@ -92,6 +93,8 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
             log.info("table %s: game resumed", live.table_id)
         await resume_updates(app, inbox)
     coach.start()
+    rt.thinkers = Thinkers(rt.settings.ai_workers)
+    rt.thinkers.start()
     quick = rt.extras["quick"] = QuickDesk(rt, presenter)
     quick.start()
     rt.extras["invites"] = InviteDesk(rt, presenter, app.bot)
@@ -202,6 +205,8 @@ async def post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
     charts = rt.extras.get("charts")
     if isinstance(charts, Charts):
         charts.close()
+    if rt.thinkers is not None:
+        rt.thinkers.close()
     if rt.store is not None:
         await rt.store.close()
 

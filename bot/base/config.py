@@ -227,6 +227,13 @@ class Settings(BaseSettings):
         description="Seconds a player must have been away (no notification, no press of "
         "his) before his turn sends his hand anew, which notifies him; sooner, it is edited.",
     )
+    ai_workers: int = Field(
+        1,
+        ge=0,
+        le=16,
+        description="Worker processes where computer players decide, off the bot's event "
+        "loop; 0: in a thread of the bot.",
+    )
     quick_wait: float = Field(
         60.0,
         ge=1,

@@ -1140,9 +1140,13 @@ class Presenter:
                 return
             level = live.row.seats[seat].ai or "normal"
             view = live.game.view(seat)
-            player = make_player(level)
             started = time.monotonic()
-            action = await asyncio.to_thread(player.choose, view, live.rules, seed=version)
+            thinkers = self._rt.thinkers
+            if thinkers is not None:
+                action = await thinkers.choose(level, view, live.rules, version)
+            else:
+                player = make_player(level)
+                action = await asyncio.to_thread(player.choose, view, live.rules, seed=version)
             # every decision of a level takes as long: a forced pass (nothing to throw)
             # must not come sooner than a considered one
             rest = think_floor(level) - (time.monotonic() - started)

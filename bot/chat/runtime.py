@@ -13,6 +13,7 @@ from bot.service import callbacks as cb
 from bot.service.inbox import Inbox
 from bot.service.links import WebAppLinks
 from bot.service.tables import TableService
+from bot.service.thinkers import Thinkers
 from bot.service.views import NoViews, TableViews
 from bot.store import Store
 from bot.transport.ordering import TableOrder
@@ -71,6 +72,8 @@ class Runtime:
     """The Mini App's links (None: the Mini App is off)."""
     cluster: Cluster | None = None
     """Several processes on one database: this one's part (None: one process holds all)."""
+    thinkers: Thinkers | None = None
+    """Where computer players decide (after start-up)."""
     user_locks: tuple[asyncio.Lock, ...] = field(
         default_factory=lambda: tuple(asyncio.Lock() for _ in range(64))
     )

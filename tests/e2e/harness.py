@@ -46,6 +46,8 @@ def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
         "private_edit_interval": 0.02,
         # the coach's and the chart's worker processes only where a test asks for them
         "coach_workers": 0,
+        # computer players decide in a thread (the workers' own tests start them)
+        "ai_workers": 0,
         "charts": False,
         **changes,
     }

@@ -86,6 +86,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("notify-after", {**GOOD, "DURAK_NOTIFY_AFTER": "soon"}, "DURAK_NOTIFY_AFTER"),
     ("ai-delay", {**GOOD, "DURAK_AI_DELAY": "-1"}, "DURAK_AI_DELAY"),
     ("quick-wait", {**GOOD, "DURAK_QUICK_WAIT": "0"}, "DURAK_QUICK_WAIT"),
+    ("ai-workers", {**GOOD, "DURAK_AI_WORKERS": "-1"}, "DURAK_AI_WORKERS"),
     ("coach-workers", {**GOOD, "DURAK_COACH_WORKERS": "many"}, "DURAK_COACH_WORKERS"),
     ("coach-budget", {**GOOD, "DURAK_COACH_BUDGET": "0"}, "DURAK_COACH_BUDGET"),
     ("charts", {**GOOD, "DURAK_CHARTS": "maybe"}, "DURAK_CHARTS"),

@@ -1,0 +1,33 @@
+"""What runs in the computer players' worker processes; kept apart so that a worker starts
+light (the engine is imported by its first decision, or by :func:`prepare`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.base.lifeline import die_with
+
+if TYPE_CHECKING:
+    from engine import Rules, SeatView
+    from engine.actions import Action
+
+__all__ = ["choose", "prepare", "start_worker"]
+
+
+def start_worker(parent: int) -> None:
+    """Worker start-up: end when the bot (process ``parent``) ends. A decision is awaited
+    by a table, so the worker keeps the bot's priority (unlike the coach's)."""
+    die_with(parent)
+
+
+def prepare() -> None:
+    """Import the computer players now, so that the first decision does not wait for it."""
+    import engine.ai  # noqa: F401
+
+
+def choose(level: str, view: SeatView, rules: Rules, seed: int) -> Action:
+    """The decision of a computer player of ``level`` seeing ``view`` (its seat's view,
+    nothing more)."""
+    from engine.ai import make_player
+
+    return make_player(level).choose(view, rules, seed=seed)
