@@ -9,7 +9,8 @@ Entry points: ``FakeTelegramServer`` (``server.py``; simulation methods come fro
 ``simulation.py``, inspection and waiting from ``inspection.py``), ``Limits``
 (``limits.py``, flood control), ``Faults`` (``faults.py``, network faults) and
 ``running`` (``ptb.py``). Inline mode (``inline_query``, ``choose_inline_result``,
-``inline.py``) is described in the README's "Inline mode".
+``inline.py``) is described in the README's "Inline mode", guest mode (``mention_guest``,
+``guest.py``) in its "Guest mode".
 """
 
 from .api import MAX_EPHEMERAL_EDIT_LENGTH
@@ -37,6 +38,7 @@ from .errors import (
 )
 from .faults import Faults, Hold
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_html, parse_text
+from .guest import GuestQuery
 from .inline import InlineAnswer, InlineQuery, InlineResult
 from .inspection import GENERAL_TOPIC
 from .keyboards import (
@@ -129,6 +131,7 @@ __all__ = [
     "FakeTelegramServer",
     "FakeUser",
     "Faults",
+    "GuestQuery",
     "Hold",
     "InlineAnswer",
     "InlineQuery",

@@ -45,6 +45,7 @@ from .errors import (
     too_many_requests,
 )
 from .formatting import MAX_TEXT_LENGTH, EntityParseError, ParsedText, parse_text
+from .guest import GUEST_MODE_SINCE, answer_guest_query
 from .inline_api import (
     answer_inline_query,
     inline_markup,
@@ -232,6 +233,7 @@ class BotApi:
             "deleteMessages",
             "answerCallbackQuery",
             "answerInlineQuery",
+            "answerGuestQuery",
             "sendChatAction",
             "getChat",
             "getChatMember",
@@ -433,6 +435,10 @@ class BotApi:
             can_connect_to_business=False,
             has_main_web_app=False,
         )
+        if self.world.knows(GUEST_MODE_SINCE):
+            # "True, if the bot supports guest queries from chats it is not a member of.
+            # Returned only in getMe" (Bot API 10.0, User)
+            data["supports_guest_queries"] = self.world.guest_mode
         return data
 
     async def _log_out(self, p: Params) -> Any:
@@ -978,6 +984,13 @@ class BotApi:
 
     async def _answer_inline_query(self, p: Params) -> Any:
         return answer_inline_query(self, p)
+
+    async def _answer_guest_query(self, p: Params) -> Any:
+        """answerGuestQuery (Bot API 10.0, ``guest.py``); a server older than 10.0 does
+        not know the method."""
+        if not self.world.knows(GUEST_MODE_SINCE):
+            raise not_found()
+        return answer_guest_query(self, p)
 
     def _edit_inline_text(self, p: Params) -> Any:
         """editMessageText by ``inline_message_id``: ``True`` on success ("if the edited

@@ -1,4 +1,5 @@
-"""Inline mode's Bot API methods: answerInlineQuery, and edits by inline_message_id.
+"""Inline mode's Bot API methods: answerInlineQuery, and edits by inline_message_id (of
+messages sent via the bot and of guest messages, ``guest.py``).
 
 Checks come in the order of the three programs a call passes through: telegram-bot-api
 reads the JSON (Client.cpp: get_inline_query_results_button, get_inline_query_result;
@@ -205,6 +206,27 @@ def _result(api: BotApi, raw: Any) -> tuple[InlineResult, ParsedText]:
     return result, parsed
 
 
+#: The names answerGuestQuery (``guest.py``) reads one result by.
+Unreadable = _Unreadable
+
+
+def read_result(api: BotApi, raw: Any) -> tuple[InlineResult, ParsedText]:
+    """One InlineQueryResult as telegram-bot-api and tdlib read it (``Unreadable``: its
+    reading error, without the prefix answerInlineQuery puts before it)."""
+    return _result(api, raw)
+
+
+def check_server_side(result: InlineResult, parsed: ParsedText) -> None:
+    """Telegram's server's checks of one result, in its own words: RESULT_ID_INVALID
+    (assumed for an id not 1-64 bytes), ARTICLE_TITLE_EMPTY, MESSAGE_TOO_LONG."""
+    if not 1 <= len(result.id.encode("utf-8")) <= MAX_RESULT_ID_BYTES:
+        raise bad_request(RESULT_ID_INVALID)
+    if not result.title:
+        raise bad_request(ARTICLE_TITLE_EMPTY)
+    if parsed.length > MAX_TEXT_LENGTH:
+        raise bad_request(INLINE_MESSAGE_TOO_LONG)
+
+
 def _results(api: BotApi, raw: Any) -> list[tuple[InlineResult, ParsedText]]:
     if raw is None or raw == "":
         return []
@@ -257,10 +279,7 @@ def answer_inline_query(api: BotApi, p: Params) -> bool:
         if result.id in seen:
             raise bad_request(RESULT_ID_DUPLICATE)
         seen.add(result.id)
-        if not result.title:
-            raise bad_request(ARTICLE_TITLE_EMPTY)
-        if parsed.length > MAX_TEXT_LENGTH:
-            raise bad_request(INLINE_MESSAGE_TOO_LONG)
+        check_server_side(result, parsed)
     next_offset = p.string("next_offset") or ""
     if len(next_offset.encode("utf-8")) > MAX_OFFSET_BYTES:
         raise bad_request(NEXT_OFFSET_INVALID)

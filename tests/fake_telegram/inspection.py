@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .api import scope_key
+from .guest import GuestQuery
 from .inline import InlineQuery
 from .models import ApiCall, FakeChat, FakeMessage, FakeUser
 from .world import ChatRef, UserRef, World
@@ -165,6 +166,11 @@ class Inspection:
     def inline_queries(self) -> list[InlineQuery]:
         """Every inline query sent to the bot, oldest first (not those a cache answered)."""
         return list(self.world.inline_queries.values())
+
+    @property
+    def guest_queries(self) -> list[GuestQuery]:
+        """Every guest query sent to the bot, oldest first."""
+        return list(self.world.guest_queries.values())
 
     def is_online(self, user: UserRef) -> bool:
         """Whether the user's app is connected (``set_online``)."""

@@ -298,6 +298,9 @@ class FakeChat:
     peer: FakeUser | None = None
     #: A private chat between users that one of them deleted for both (``delete_chat``).
     deleted: bool = False
+    #: A group or supergroup with content protection on (``protect_content``): guest bots
+    #: cannot be summoned there.
+    protected_content: bool = False
     #: Status of every user who ever was in the group (creator/administrator/member/...).
     members: dict[int, str] = field(default_factory=dict)
     #: The bot's own status in the chat.

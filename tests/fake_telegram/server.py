@@ -25,6 +25,7 @@ from .faults import (
     gateway_page,
     gateway_phrase,
 )
+from .guest import DEFAULT_GUEST_TIMEOUT
 from .inline import DEFAULT_INLINE_TIMEOUT
 from .inspection import Inspection
 from .limits import Limits, RateLimiter
@@ -57,6 +58,9 @@ class FakeTelegramServer(Simulation, Inspection):
     (on; off, users' apps send the bot no inline queries), ``inline_placeholder``,
     ``inline_feedback`` (the share of chosen results reported as chosen_inline_result: 0,
     off as by default, to 1) and ``inline_timeout`` (10 s to answer an inline query).
+    Guest mode (Bot API 10.0), as BotFather sets it: ``guest_mode`` (off, as for a new bot;
+    on, a user's ``@bot`` in a chat the bot is not in is a guest query, ``mention_guest``)
+    and ``guest_timeout`` (10 s to answer a guest query, assumed).
     """
 
     def __init__(
@@ -79,6 +83,8 @@ class FakeTelegramServer(Simulation, Inspection):
         inline_placeholder: str | None = None,
         inline_feedback: float = 0.0,
         inline_timeout: float = DEFAULT_INLINE_TIMEOUT,
+        guest_mode: bool = False,
+        guest_timeout: float = DEFAULT_GUEST_TIMEOUT,
     ) -> None:
         bot_id_text = token.split(":", 1)[0]
         if ":" not in token or not bot_id_text.isdigit():
@@ -102,6 +108,8 @@ class FakeTelegramServer(Simulation, Inspection):
         self.world.inline_placeholder = inline_placeholder
         self.inline_feedback = inline_feedback
         self.world.inline_timeout = inline_timeout
+        self.world.guest_mode = guest_mode
+        self.world.guest_timeout = guest_timeout
         self.limiter = RateLimiter(limits or Limits.telegram())
         self.injector = FaultInjector(faults)
         self._holds: list[Hold] = []
@@ -350,6 +358,25 @@ class FakeTelegramServer(Simulation, Inspection):
         if not 0 <= share <= 1:
             raise ValueError("inline_feedback is a share of the chosen results, 0 to 1")
         self.world.inline_feedback = share
+
+    @property
+    def guest_mode(self) -> bool:
+        """Guest mode (BotFather's setting; getMe's ``supports_guest_queries``): off, a
+        user's ``@bot`` in a chat the bot is not in reaches nobody."""
+        return self.world.guest_mode
+
+    @guest_mode.setter
+    def guest_mode(self, value: bool) -> None:
+        self.world.guest_mode = value
+
+    @property
+    def guest_timeout(self) -> float:
+        """Seconds within which the bot must answer a guest query (on the server's clock)."""
+        return self.world.guest_timeout
+
+    @guest_timeout.setter
+    def guest_timeout(self, value: float) -> None:
+        self.world.guest_timeout = value
 
     @property
     def inline_timeout(self) -> float:

@@ -11,6 +11,7 @@ from typing import Any
 
 from .api import scope_key
 from .formatting import command_entities, utf16_len
+from .guest import GUEST_MODE_SINCE, GuestQuery, guest_chat_qualifies
 from .inline import InlineAnswer, InlineQuery, chat_type_for
 from .models import (
     ADMINISTRATOR,
@@ -873,6 +874,87 @@ class Simulation:
             chosen["query"] = results.text
             self.world.emit("chosen_inline_result", chosen)
         return message
+
+    # ---- guest mode --------------------------------------------------------------
+
+    async def protect_content(self, chat: ChatRef, protected: bool = True) -> None:
+        """An admin turns content protection of a group or supergroup on (or off): guest
+        bots can no longer be summoned there ("except for groups/supergroups with content
+        protection enabled", core.telegram.org/api/bots/guest-mode)."""
+        place = self.world.chat(chat)
+        if place.type not in (GROUP, SUPERGROUP):
+            raise ValueError("content protection is simulated for groups and supergroups")
+        place.protected_content = protected
+        self.world.notifier.notify()
+
+    async def mention_guest(
+        self,
+        user: UserRef,
+        chat: ChatRef,
+        text: str,
+        *,
+        reply_to: FakeMessage | int | None = None,
+        thread_id: int | None = None,
+        anonymous: bool = False,
+        as_channel: ChatRef | None = None,
+    ) -> GuestQuery:
+        """The user sends ``text``, which mentions ``@bot``, in ``chat``: the message is
+        posted there as any (``send_text``; ``reply_to``, ``thread_id``, ``anonymous``
+        and ``as_channel`` as there), and, if the bot is a guest there, it is a guest
+        query (Bot API 10.0; core.telegram.org/api/bots/guest-mode: "To invoke a guest
+        bot, the user mentions its @username in a chat").
+
+        * A guest query is made when guest mode is on (``guest_mode``), the bot is not a
+          member of the chat ("supports guest queries from chats it is not a member of",
+          Bot API, User.supports_guest_queries) and the chat qualifies: "any non-secret
+          private chat, group and supergroup (except for groups/supergroups with content
+          protection enabled)": a private chat between users (``create_private_chat``), a
+          group or supergroup the bot left or was never in. The bot gets a
+          ``guest_message`` update: the user's message as a Message, with
+          ``guest_query_id`` and, if it replies to one, ``reply_to_message``
+          (telegram-bot-api, Client.cpp: add_new_guest_query). The call returns at once;
+          ``await query.wait_reply()`` waits for the bot's answerGuestQuery, which posts
+          the answer in the chat (``query.reply``).
+        * Where the bot is a member (its own private chat, a group it is in) the message
+          reaches it as an ordinary one, as far as privacy mode lets it (a mention does);
+          guest mode off, a protected group: nobody is told. ``query.sent`` is then False.
+        """
+        bot_name = (self.world.bot.username or "").lower()
+        mentioned = [m.group(0)[1:].lower() for m in _MENTION_RE.finditer(text)]
+        if bot_name not in mentioned:
+            raise ValueError(f"the text does not mention @{self.world.bot.username}")
+        person = self.world.user(user)
+        place = self.world.chat(chat)
+        message = await self.send_text(
+            person,
+            place,
+            text,
+            thread_id=thread_id,
+            reply_to=reply_to,
+            anonymous=anonymous,
+            as_channel=as_channel,
+        )
+        query = GuestQuery(message=message, user=person, chat=place)
+        world = self.world
+        member = not place.between_users and (
+            place.type == PRIVATE or place.bot_status in PRESENT_STATUSES
+        )
+        if (
+            member
+            or not world.guest_mode
+            or not world.knows(GUEST_MODE_SINCE)
+            or not guest_chat_qualifies(place)
+        ):
+            return query
+        query.id = world.new_guest_query_id()
+        payload = message.to_api()
+        payload["guest_query_id"] = query.id
+        update = world.emit("guest_message", payload)
+        query.update_id = update["update_id"]
+        query.created = world.clock()
+        query.future = asyncio.get_running_loop().create_future()
+        world.guest_queries[query.id] = query
+        return query
 
     # ---- time --------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .guest import DEFAULT_GUEST_TIMEOUT, GuestQuery
 from .inline import DEFAULT_INLINE_TIMEOUT, InlineAnswer, InlineQuery, new_inline_message_id
 from .models import (
     CHANNEL,
@@ -104,6 +105,15 @@ class World:
         self.inline_cache: dict[tuple[int | None, str, str], tuple[InlineAnswer, float]] = {}
         #: Messages sent via the bot that carry an inline keyboard, by inline_message_id.
         self.inline_messages: dict[str, FakeMessage] = {}
+        #: Guest mode (BotFather; getMe: supports_guest_queries): on, a user who mentions
+        #: ``@bot`` in a chat the bot is not in makes a guest query (``guest.py``); off,
+        #: as a new bot's is, the mention reaches nobody.
+        self.guest_mode = False
+        #: Seconds within which the bot must answer a guest query (on ``clock``).
+        self.guest_timeout = DEFAULT_GUEST_TIMEOUT
+        #: Guest queries sent to the bot, by guest_query_id.
+        self.guest_queries: dict[str, GuestQuery] = {}
+        self._next_guest_query = 6_300_000_000_000_000_011
         #: Private chats between two users (not the bot's): (lower id, higher id) -> chat.
         self.user_chats: dict[tuple[int, int], FakeChat] = {}
         self._feedback_draws = random.Random(26)
@@ -163,6 +173,12 @@ class World:
         """A fresh inline query id."""
         qid = str(self._next_inline_query)
         self._next_inline_query += 104_729
+        return qid
+
+    def new_guest_query_id(self) -> str:
+        """A fresh guest query id (a 64-bit integer's text, as telegram-bot-api writes it)."""
+        qid = str(self._next_guest_query)
+        self._next_guest_query += 130_363
         return qid
 
     def new_inline_message_id(self, owner: FakeUser) -> str:
