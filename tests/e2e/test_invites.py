@@ -217,3 +217,23 @@ async def test_an_invitation_seats_a_computer_player(tmp_path: Path) -> None:
         await press_at_random(tg, db, (ann.user,), table_id, random.Random(3))
         assert stored(db, table_id).status == "finished"
         assert seated(db, table_id)[1].startswith("Computer")
+
+
+async def test_the_bot_mentioned_as_a_guest_posts_the_invitation_itself(tmp_path: Path) -> None:
+    db = tmp_path / "durak.sqlite3"
+    async with (
+        FakeTelegramServer(limits=Limits.fast(), guest_mode=True) as tg,
+        bot_running(tg, db, settings=settings_for(tg, db)),
+    ):
+        ann = await Player.create(tg, "Ann")
+        bob = await Player.create(tg, "Bob")
+        chat = await tg.create_private_chat(ann.user, bob.user)
+        asked = await tg.mention_guest(ann.user, chat, f"@{tg.world.bot.username} perevodnoy 2")
+        invite = await asked.wait_reply()
+        assert "Perevodnoy" in invite.plain_text and "Ann" in invite.plain_text
+        press = await tg.press(bob.user, invite, "Join")
+        await press.answer(timeout=10)
+        # two of two: the game starts; the invitation shows the table
+        table_id = query(db, "SELECT table_id FROM invitations")[0][0]
+        await tg.wait_for(lambda: stored(db, table_id).status == "playing", timeout=10)
+        await tg.wait_for(lambda: "Stock" in invite.plain_text, timeout=10)
