@@ -24,6 +24,7 @@ from bot.chat.ingroup import InGroupHands
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.service import callbacks as cb
 from bot.service.reactions import Reactions
+from bot.service.seasons import season_of
 from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 from bot.store import Invitation, Seat, StoreError, TableStatus
@@ -111,6 +112,8 @@ class Presenter:
         """Whether the bot is an administrator of each group, as last seen."""
         self._places: dict[int, str] = {}
         """Where each user chose to see his hands: ``both`` (the default) or ``group``."""
+        self._seasons: dict[int, str] = {}
+        """The season each group was last seen in (its news is looked for once a month)."""
         self._reactions = Reactions()
         """The quick reactions shown at private tables."""
         self.faces = InlineFaces(app.bot)
@@ -341,6 +344,29 @@ class Presenter:
         self._arm_clock(live)
         self._schedule_ai(live)
 
+    async def _season_news(self, live: Live, lang: Lang) -> None:
+        """The group's first table or lobby message of a month follows a line naming last
+        season's best, if the group played then (once, whichever process draws it)."""
+        chat = live.row.chat_id
+        if live.own_chats or self._rt.store is None:
+            return
+        season = season_of(time.time())
+        if self._seasons.get(chat) == season.key:
+            return
+        self._seasons[chat] = season.key
+        try:
+            if not await self._rt.store.season_to_tell(chat, season.key):
+                return
+            last = season.previous()
+            rows = await self._rt.store.season(chat, last.since, last.until)
+        except StoreError:
+            log.exception("chat %s: last season unreadable", chat)
+            return
+        if rows:
+            name = r.season_name(lang, last.year, last.month)
+            text = r.render_season_over(rows, lang, name)
+            self._rt.out.post(chat, Content(text), thread_id=live.row.thread_id)
+
     async def _draw_lobby(self, live: Live, lang: Lang, *, fresh: bool = False) -> None:
         ctx = r.LobbyContext(
             table_id=live.table_id,
@@ -353,6 +379,7 @@ class Presenter:
             count, level = solo_opponents(live)
             screen = r.render_solo_lobby(live.rules, count, level, lang, ctx)
         else:
+            await self._season_news(live, lang)
             odds = await self._odds(live)
             screen = r.render_lobby(live.rules, self._players(live), lang, ctx, odds=odds)
         self._show_group(live, screen, lang, priority=Priority.OWN, fresh=fresh)
@@ -416,6 +443,7 @@ class Presenter:
         assert game is not None
         if live.own_chats:
             return
+        await self._season_news(live, lang)
         # the first message, at the deal, shows the odds; the moves take their place after
         odds = await self._odds(live) if game.moves == 0 else None
         screen = r.render_table(

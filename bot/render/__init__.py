@@ -52,7 +52,17 @@ from .lobby import (
 from .markup import reply_markup, to_markup
 from .pages import render_option, render_settings
 from .quick import render_found, render_looking
-from .ratings import MePage, best_and_worst, rating_text, render_me, render_top
+from .ratings import (
+    MePage,
+    best_and_worst,
+    rating_text,
+    render_me,
+    render_season,
+    render_season_over,
+    render_top,
+    season_name,
+    top_keyboard,
+)
 from .replay import CoachNote, ReplayFrame, action_words, render_replay, replay_link
 from .rules_text import game_title, render_rules, rules_summary
 from .settings import (
@@ -148,6 +158,8 @@ __all__ = [
     "render_player_stats",
     "render_replay",
     "render_rules",
+    "render_season",
+    "render_season_over",
     "render_settings",
     "render_solo_lobby",
     "render_start",
@@ -159,11 +171,13 @@ __all__ = [
     "resolve_play",
     "resolve_tap",
     "rules_summary",
+    "season_name",
     "seconds_until",
     "selectable",
     "tap_refusal",
     "to_action",
     "to_markup",
+    "top_keyboard",
     "valid_values",
     "with_seats",
 ]

@@ -10,18 +10,24 @@ from typing import Protocol
 from bot.base.i18n import Lang, tr
 from bot.ratings.model import PROVISIONAL_GAMES, Skill
 from bot.ratings.odds import Odds, SeatRating
+from bot.service import callbacks as cb
 
-from .common import Player, esc, name_of, short_name
+from .common import Button, Keyboard, Player, esc, name_of, short_name
 
 __all__ = [
     "MePage",
     "PartnerLike",
     "RatingLike",
+    "SeasonLike",
     "lobby_odds_lines",
     "rating_text",
     "render_me",
+    "render_season",
+    "render_season_over",
     "render_top",
+    "season_name",
     "table_odds_lines",
+    "top_keyboard",
 ]
 
 _TEAM_LETTERS = "ABC"
@@ -44,6 +50,19 @@ class RatingLike(Protocol):
     def games(self) -> int: ...
     @property
     def durak(self) -> int: ...
+
+
+class SeasonLike(Protocol):
+    """A player's season in a group (``bot.store.SeasonRow`` fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def durak(self) -> int: ...
+    @property
+    def change(self) -> int: ...
 
 
 class PartnerLike(Protocol):
@@ -256,3 +275,51 @@ def table_odds_lines(
             )
         )
     return lines
+
+
+def season_name(lang: Lang, year: int, month: int) -> str:
+    """A season's name: its month and year (``December 2026``, ``декабрь 2026``)."""
+    return tr(lang, f"season.month.{month}", year=year)
+
+
+def render_season(
+    rows: Sequence[SeasonLike], lang: Lang, season: str, chat_title: str = "", top: int = TOP
+) -> str:
+    """A group's season on /top: its players by how much their rating moved in it (best
+    first), with their games and how often durak."""
+    title = (
+        tr(lang, "season.title", chat=esc(short_name(chat_title, 40)), season=season)
+        if chat_title
+        else tr(lang, "season.title_plain", season=season)
+    )
+    if not rows:
+        return "\n".join([title, "", tr(lang, "season.empty")])
+    lines = [title, ""]
+    for place, row in enumerate(rows[:top], 1):
+        lines.append(
+            tr(
+                lang,
+                "season.line",
+                place=place,
+                name=esc(short_name(row.name)),
+                change=f"{row.change:+d}",
+                games=tr(lang, "rating.games", n=row.games),
+                durak=tr(lang, "season.durak", n=row.durak),
+            )
+        )
+    lines += ["", tr(lang, "season.footer")]
+    return "\n".join(lines)
+
+
+def render_season_over(rows: Sequence[SeasonLike], lang: Lang, season: str) -> str:
+    """The line a group reads at the first message of a new month: last season's best."""
+    best = rows[: min(3, len(rows))]
+    names = ", ".join(f"{esc(short_name(r.name))} ({r.change:+d})" for r in best)
+    return tr(lang, "season.over", season=season, names=names)
+
+
+def top_keyboard(lang: Lang, codec: cb.CallbackCodec, *, season: bool) -> Keyboard:
+    """/top's button to the other view: all time from the season, the season from all time."""
+    if season:
+        return Keyboard.of([[Button.cb(tr(lang, "season.btn.all"), codec, cb.Top("all"))]])
+    return Keyboard.of([[Button.cb(tr(lang, "season.btn.season"), codec, cb.Top("season"))]])

@@ -83,6 +83,7 @@ __all__ = [
     "Tap",
     "Throw",
     "Toggle",
+    "Top",
     "Transfer",
     "decode",
     "encode",
@@ -623,6 +624,15 @@ class Quick:
     SPEC: ClassVar[tuple[str, ...]] = ("token",)
 
 
+@dataclass(frozen=True, slots=True)
+class Top:
+    """/top's other view: ``season`` (this month's) or ``all`` (all time)."""
+
+    view: str
+    KIND: ClassVar[str] = "T"
+    SPEC: ClassVar[tuple[str, ...]] = ("token",)
+
+
 # Chat-level -----------------------------------------------------------
 
 
@@ -673,6 +683,7 @@ Callback: TypeAlias = (
     | Block
     | Quick
     | Invite
+    | Top
 )
 
 _KINDS: Final[tuple[type[Callback], ...]] = (
@@ -711,6 +722,7 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     Block,
     Quick,
     Invite,
+    Top,
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}
 assert len(_BY_KIND) == len(_KINDS), "callback kinds must be distinct"

@@ -26,6 +26,7 @@ from bot.store.models import (
     RatingPoint,
     RatingRow,
     Saved,
+    SeasonRow,
     Seat,
     StatsOrder,
     TableRow,
@@ -348,4 +349,12 @@ class Store(Protocol):
         self, invitation: Invitation, shard: int, rules: str, creator: Seat
     ) -> tuple[Invitation, TableRow]:
         """The private table an invitation shows, opened by its first press (once)."""
+        ...
+
+    async def season(self, chat_id: int, since: float, until: float) -> list[SeasonRow]:
+        """Each player's season in a group, the one whose rating rose most first."""
+        ...
+
+    async def season_to_tell(self, chat_id: int, season: str) -> bool:
+        """Whether the group is yet to be told of the season before ``season`` (once)."""
         ...

@@ -27,7 +27,7 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
-from bot.ratings.model import OVERALL, PRIVATE_TABLES, VS_COMPUTER
+from bot.ratings.model import NEWCOMER, OVERALL, PRIVATE_TABLES, VS_COMPUTER, Skill, shown
 from bot.store import ratings
 from bot.store.dialect import Dialect
 from bot.store.errors import StaleVersionError, StoreError, TableNotFoundError, WrongStatusError
@@ -47,6 +47,7 @@ from bot.store.models import (
     RatingPoint,
     RatingRow,
     Saved,
+    SeasonRow,
     Seat,
     StatsOrder,
     TableRow,
@@ -1272,6 +1273,60 @@ class SqlStore:
             return opened, _table_row(rows[0])
 
         return await self._write(body)
+
+    # ------------------------------------------------------------------ seasons
+
+    async def season(self, chat_id: int, since: float, until: float) -> list[SeasonRow]:
+        """Each player's season in a group (the games finished from ``since`` to before
+        ``until``), the one whose rating rose most first."""
+        rows = await self._fetch(
+            "SELECT gp.user_id, max(coalesce(u.name, gp.player)), count(*), sum(gp.durak) "
+            "FROM game_players AS gp LEFT JOIN users AS u ON u.user_id = gp.user_id "
+            "WHERE gp.chat_id = ? AND gp.user_id IS NOT NULL "
+            "AND gp.finished_at >= ? AND gp.finished_at < ? GROUP BY gp.user_id",
+            (chat_id, since, until),
+        )
+        if not rows:
+            return []
+        users = [int(r[0]) for r in rows]
+        history = await self._fetch(
+            "SELECT user_id, mu, sigma, at FROM rating_history "
+            f"WHERE scope = ? AND user_id IN ({_marks(len(users))}) AND at < ? "
+            "ORDER BY user_id, seq",
+            (chat_id, *users, until),
+            long=True,
+        )
+        before: dict[int, int] = {}
+        after: dict[int, int] = {}
+        for user, mu, sigma, at in history:
+            number = shown(Skill(float(mu), float(sigma)))
+            (before if at < since else after)[int(user)] = number
+        found = []
+        for user_id, name, games, durak in rows:
+            start = before.get(int(user_id), NEWCOMER.shown)
+            found.append(
+                SeasonRow(
+                    int(user_id),
+                    name,
+                    int(games),
+                    int(durak or 0),
+                    start,
+                    after.get(int(user_id), start),
+                )
+            )
+        return sorted(found, key=lambda r: (-r.change, r.durak, -r.games, r.user_id))
+
+    async def season_to_tell(self, chat_id: int, season: str) -> bool:
+        """Whether the group is yet to be told of the season before ``season`` (a month,
+        ``YYYY-MM``): True once, for the first to ask in that month."""
+        rows = await self._write_one(
+            "INSERT INTO seasons_told (chat_id, season) VALUES (?, ?) "
+            "ON CONFLICT (chat_id) DO UPDATE SET season = excluded.season "
+            "WHERE seasons_told.season <> excluded.season",
+            (chat_id, season),
+            returning="chat_id",
+        )
+        return bool(rows)
 
 
 PairsLike = Iterable[tuple[Waiting, Waiting]]

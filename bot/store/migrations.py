@@ -129,7 +129,7 @@ databases."""
 
 QUICK_GAMES = (
     "private tables: the queue of players waiting for a quick game, whom each has blocked, "
-    "and the table each invitation in any chat opened"
+    "and the table each invitation in any chat opened; the season each group was last told of"
 )
 """Migration 9's description."""
 
@@ -473,6 +473,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             ){without_rowid}
             """,
             "CREATE INDEX invitations_by_table ON invitations (table_id)",
+            # The season (a calendar month, UTC) whose end each group was last told of.
+            """
+            CREATE TABLE seasons_told (
+                chat_id {id} PRIMARY KEY,
+                season  TEXT NOT NULL
+            ){without_rowid}
+            """,
         ),
     ),
 )

@@ -431,3 +431,21 @@ class Invitation:
     size: int
     """The players it invites (the game starts when that many are seated)."""
     inviter: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonRow:
+    """A player's season in a group: his games there in it, how often durak, and his group
+    rating as shown at its start (or a newcomer's) and at its end."""
+
+    user_id: int
+    name: str
+    games: int
+    durak: int
+    before: int
+    after: int
+
+    @property
+    def change(self) -> int:
+        """How much his shown rating moved in the season."""
+        return self.after - self.before

@@ -69,6 +69,7 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.Block(t, 2**20, 5),
         cb.Quick("computer"),
         cb.Invite("again", "perevodnoy", 4, 2**52, "ru"),
+        cb.Top("season"),
     ]
 
 

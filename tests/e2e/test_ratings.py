@@ -41,7 +41,7 @@ async def test_a_game_moves_the_ratings_that_top_and_me_show(tmp_path: Path) -> 
             await table.start_bots()
             # nothing rated yet: /top and /me say so
             empty = await table.command(0, "top")
-            assert "No rated games in this group yet" in empty.plain_text
+            assert "season" in empty.plain_text and "No game counted" in empty.plain_text
             asked = await tg.send_command(bob, table.group, "me")
             none = await reply_to(tg, table, asked)
             assert none.photo is None and "Bob, you have no rated games yet" in none.plain_text
@@ -64,7 +64,12 @@ async def test_a_game_moves_the_ratings_that_top_and_me_show(tmp_path: Path) -> 
             ratings = dict(query(db, "SELECT user_id, games FROM ratings WHERE scope < 0"))
             assert ratings == {ann.id: 1, bob.id: 1}
             top = await table.command(1, "top")
-            assert "The best players of Friends" in top.plain_text
+            # this season: both played one game, the winner's rating rose most
+            assert "season" in top.plain_text and top.plain_text.count("1 game") == 2
+            assert "1. " in top.plain_text and "+" in top.plain_text
+            press = await tg.press(bob, top, "All time")
+            await press.answer(timeout=10)
+            await tg.wait_for(lambda: "The best players of Friends" in top.plain_text, timeout=10)
             assert top.plain_text.count("1 game") == 2 and "(you)" in top.plain_text
 
             asked = await tg.send_command(bob, table.group, "me")
@@ -113,7 +118,7 @@ async def test_bad_input_gets_a_clear_answer(tmp_path: Path) -> None:
             assert "I cannot tell who you are" in answer.plain_text
             asked = await tg.send_command(ann, table.group, "top", anonymous=True)
             answer = await reply_to(tg, table, asked)
-            assert "No rated games in this group yet" in answer.plain_text
+            assert "No game counted this season" in answer.plain_text
         assert tg.internal_errors == []
 
 

@@ -27,6 +27,7 @@ from bot.chat.common import (
 from bot.chat.handlers.commands import (
     set_lang,
 )
+from bot.chat.handlers.ratings import top_button
 from bot.chat.invites import invite_desk
 from bot.chat.presenter import Presenter
 from bot.chat.presses import Outcome, Presser, run_press
@@ -70,6 +71,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await replay_button(context, rt, query, decoded, lang)
         except Refused as exc:
             await answer(query, refusal_text(lang, exc), alert=exc.reason in READ_THIS)
+        return
+    if isinstance(decoded, cb.Top):
+        await top_button(rt, query, decoded.view, lang)
         return
     if isinstance(decoded, cb.Invite):
         await invite_desk(rt).press(query, decoded, lang)

@@ -4,8 +4,9 @@ they moved, sent as a photo)."""
 from __future__ import annotations
 
 import logging
+import time
 
-from telegram import Message, Update, User
+from telegram import CallbackQuery, Message, Update, User
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -14,18 +15,22 @@ from bot import render as r
 from bot.base.i18n import Lang, tr
 from bot.chat.chart import ChartLine, Charts, ChartText
 from bot.chat.common import (
+    answer,
     chat_lang,
     display_name,
     lang_here,
     presenter_of,
     remember,
+    reply,
     user_lang,
 )
 from bot.chat.runtime import Runtime, runtime
 from bot.ratings.model import NEWCOMER, OVERALL, VS_COMPUTER, Skill
 from bot.render.common import short_name, text_length
 from bot.render.ratings import TOP
+from bot.service.seasons import season_of
 from bot.store import RatingRow, StoreError
+from bot.transport.sender import Content
 
 __all__ = ["cmd_me", "cmd_top"]
 
@@ -64,15 +69,52 @@ async def cmd_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await message.reply_text(tr(lang, "rating.top_private"))
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
-    board = await rt.store.rating_board(chat.id, TOP)
+    if user is not None:
+        await remember(rt, user)
+    text, keyboard = await top_view(rt, chat.id, chat.title or "", lang, "season", user)
+    reply(rt, message, text, keyboard=keyboard, html=True)
+
+
+async def top_view(
+    rt: Runtime, chat_id: int, title: str, lang: Lang, view: str, user: User | None
+) -> tuple[str, r.Keyboard]:
+    """/top's text and its button to the other view: the current season (``season``) or
+    the all-time ranking (``all``)."""
+    assert rt.store is not None
+    if view == "season":
+        season = season_of(time.time())
+        rows = await rt.store.season(chat_id, season.since, season.until)
+        name = r.season_name(lang, season.year, season.month)
+        text = r.render_season(rows, lang, name, title)
+        return text, r.top_keyboard(lang, rt.codec, season=True)
+    board = await rt.store.rating_board(chat_id, TOP)
     me: RatingRow | None = None
     place: int | None = None
     if user is not None:
-        await remember(rt, user)
-        me = (await rt.store.ratings_of(chat.id, [user.id])).get(user.id)
+        me = (await rt.store.ratings_of(chat_id, [user.id])).get(user.id)
         if me is not None and all(row.user_id != user.id for row in board):
-            place = await rt.store.rating_place(chat.id, user.id)
-    await message.reply_html(r.render_top(board, lang, chat.title or "", me, place))
+            place = await rt.store.rating_place(chat_id, user.id)
+    text = r.render_top(board, lang, title, me, place)
+    return text, r.top_keyboard(lang, rt.codec, season=False)
+
+
+async def top_button(rt: Runtime, query: CallbackQuery, view: str, lang: Lang) -> None:
+    """/top's button: the message shows the other view (answered exactly once)."""
+    message = query.message
+    if view not in ("season", "all") or message is None or message.chat.id > 0:
+        await answer(query, tr(lang, "cb.malformed"))
+        return
+    here = await chat_lang(rt, message.chat.id, query.from_user)
+    title = getattr(message.chat, "title", None) or ""
+    text, keyboard = await top_view(rt, message.chat.id, title, here, view, query.from_user)
+    await answer(query)
+    rt.out.show(
+        ("top", message.chat.id, message.message_id),
+        message.chat.id,
+        Content(text, keyboard),
+        message_id=message.message_id,
+    )
+    rt.out.retire(("top", message.chat.id, message.message_id))
 
 
 async def cmd_me(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -1,0 +1,46 @@
+"""Seasons: a calendar month (UTC) is a season of a group's games. /top shows the current
+one by default; the first group message of a month names the last one's best."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+__all__ = ["Season", "season_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    """One calendar month, UTC."""
+
+    year: int
+    month: int
+
+    @property
+    def key(self) -> str:
+        """``YYYY-MM``."""
+        return f"{self.year:04d}-{self.month:02d}"
+
+    @property
+    def since(self) -> float:
+        """Its first second (Unix time)."""
+        return datetime(self.year, self.month, 1, tzinfo=UTC).timestamp()
+
+    @property
+    def until(self) -> float:
+        """The first second after it."""
+        return self.next().since
+
+    def next(self) -> Season:
+        """The season after it."""
+        return Season(self.year + self.month // 12, self.month % 12 + 1)
+
+    def previous(self) -> Season:
+        """The season before it."""
+        return Season(self.year - (self.month == 1), (self.month - 2) % 12 + 1)
+
+
+def season_of(when: float) -> Season:
+    """The season a Unix time falls in."""
+    moment = datetime.fromtimestamp(when, tz=UTC)
+    return Season(moment.year, moment.month)
