@@ -1,14 +1,16 @@
-"""The garbage collector's full passes: the survivors frozen after each, everything walked
-again once in a while (bot.base.collector)."""
+"""The garbage collector's full passes: none of the collector's own, one of ours every so
+often (bot.base.collector)."""
 
 from __future__ import annotations
 
 import gc
+import time
 from collections.abc import Iterator
 
 import pytest
 
-from bot.base.collector import FullPasses, keep_full_passes_short
+from bot.base import collector
+from bot.base.collector import NEVER, make_full_passes_rare
 
 
 class Node:
@@ -18,74 +20,62 @@ class Node:
         self.other: Node | None = None
 
 
-@pytest.fixture
-def clock() -> Iterator[list[float]]:
-    now = [0.0]
-    yield now
+def cycle() -> None:
+    a, b = Node(), Node()
+    a.other, b.other = b, a
 
 
 @pytest.fixture
-def passes(clock: list[float]) -> Iterator[FullPasses]:
-    passes = FullPasses(rewalk=600.0, clock=lambda: clock[0])
-    gc.callbacks.append(passes)
+def thresholds() -> Iterator[None]:
+    before = gc.get_threshold()
     try:
-        yield passes
+        yield
     finally:
-        gc.callbacks.remove(passes)
-        gc.unfreeze()
+        gc.set_threshold(*before)
+        if collector._started is not None:
+            collector._started.stop()
+            collector._started.join(5)
+        collector._started = None
 
 
-def cycles(n: int) -> list[Node]:
-    nodes = []
-    for _ in range(n):
-        a, b = Node(), Node()
-        a.other, b.other = b, a
-        nodes.append(a)
-    return nodes
+def test_no_full_pass_of_the_collectors_own(thresholds: None) -> None:
+    make_full_passes_rare(every=3600)
+    young, middle, oldest = gc.get_threshold()
+    assert oldest == NEVER
+    assert (young, middle) != (0, 0)  # the young passes go on
+    full = []
 
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(info)
 
-def test_a_full_pass_freezes_its_survivors(passes: FullPasses) -> None:
-    kept = cycles(100)
-    gc.collect()
-    frozen = gc.get_freeze_count()
-    assert frozen >= 200
-    # the next full pass walks only what came since
-    more = cycles(10)
-    gc.collect()
-    assert gc.get_freeze_count() >= frozen + 20
-    assert passes.whole_walks == 0
-    del kept, more
-
-
-def test_young_passes_freeze_nothing(passes: FullPasses) -> None:
-    gc.collect()
-    frozen = gc.get_freeze_count()
-    kept = cycles(100)
-    gc.collect(0)
-    gc.collect(1)
-    assert gc.get_freeze_count() == frozen
-    del kept
-
-
-def test_frozen_cycles_are_found_at_the_next_whole_walk(
-    passes: FullPasses, clock: list[float]
-) -> None:
-    kept = cycles(100)
-    gc.collect()  # they survive: frozen
-    del kept  # now garbage, but frozen: a full pass misses them
-    assert gc.collect() < 200
-    clock[0] += 600.0  # time for the whole heap again
-    assert gc.collect() >= 200
-    assert passes.whole_walks == 1
-    assert gc.collect() < 200  # and the clock starts over
-    assert passes.whole_walks == 1
-
-
-def test_installed_once() -> None:
-    first = keep_full_passes_short()
+    gc.callbacks.append(note)
     try:
-        assert keep_full_passes_short() is first
-        assert sum(isinstance(c, FullPasses) for c in gc.callbacks) == 1
+        for _ in range(young * middle * 20):
+            cycle()
     finally:
-        gc.callbacks.remove(first)
-        gc.unfreeze()
+        gc.callbacks.remove(note)
+    assert full == []
+
+
+def test_a_full_pass_every_so_often(thresholds: None) -> None:
+    make_full_passes_rare(every=0.05)
+    passes = []
+
+    def note(phase: str, info: dict[str, int]) -> None:
+        if phase == "stop" and info["generation"] == 2:
+            passes.append(info["collected"])
+
+    gc.callbacks.append(note)
+    try:
+        deadline = time.monotonic() + 10
+        while len(passes) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        gc.callbacks.remove(note)
+    assert len(passes) >= 2
+
+
+def test_started_once(thresholds: None) -> None:
+    first = make_full_passes_rare(every=3600)
+    assert make_full_passes_rare(every=3600) is first
