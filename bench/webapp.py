@@ -18,7 +18,9 @@ process with the simulated players. Every table has two players; once dealt:
 It reports, for the measured moves (taps that moved the table on): tap -> the other
 player's page shows it, and tap -> the tapper's own page (ack and state) as p50/p95/p99/
 max; tap -> the next player's chat hand shows it (what a player without the page feels);
-429s drawn; CPU per move with pages; memory per page. Asserts nothing.
+429s drawn; CPU per move with pages; memory per page; and, over the measured time, the
+CPU of this process (the fake server, the players, their pages) and of the rest of the
+machine (what else shares its cores, which the latencies depend on). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -47,7 +49,16 @@ import aiohttp  # noqa: E402
 from e2e.harness import Data  # noqa: E402
 from e2e.pages import free_port, init_data, table_token  # noqa: E402
 from fake_telegram import FakeTelegramServer, FakeUser, Limits  # noqa: E402
-from load import Arrivals, buttons, cpu_seconds, percentiles, rss_bytes, sensible  # noqa: E402
+from load import (  # noqa: E402
+    Arrivals,
+    buttons,
+    cpu_seconds,
+    machine_cpu,
+    percentiles,
+    reaped_cpu,
+    rss_bytes,
+    sensible,
+)
 from ship.process import BotProcess  # noqa: E402
 
 from engine import Game  # noqa: E402
@@ -381,17 +392,29 @@ async def main(
                 async def measure() -> None:
                     nonlocal measuring
                     await asyncio.sleep(warmup)
+                    busy, _, total = machine_cpu()
                     marks.update(
                         moves=applied(db),
                         cpu=cpu_seconds(pid),
                         began=time.monotonic(),
                         limited=len(tg.rate_limited),
+                        busy=busy,
+                        total=total,
+                        own=time.process_time(),
+                        under=_under(pid),
                     )
                     measuring = True
                     await asyncio.sleep(seconds)
                     measuring = False
+                    busy, _, total = machine_cpu()
                     marks.update(
-                        moves_end=applied(db), cpu_end=cpu_seconds(pid), ended=time.monotonic()
+                        moves_end=applied(db),
+                        cpu_end=cpu_seconds(pid),
+                        ended=time.monotonic(),
+                        busy_end=busy,
+                        total_end=total,
+                        own_end=time.process_time(),
+                        under_end=_under(pid),
                     )
 
                 gc.disable()
@@ -403,11 +426,29 @@ async def main(
                 took = marks["ended"] - marks["began"]
                 made = int(marks["moves_end"] - marks["moves"])
                 cpu = marks["cpu_end"] - marks["cpu"]
-                figures.update(moves=made / took, cpu=cpu / max(made, 1) * 1000)
+                # what the rest of the machine used meanwhile: not the bot, the processes
+                # under it, nor this one (the fake server, the players and their pages)
+                others = (
+                    (marks["busy_end"] - marks["busy"])
+                    - cpu
+                    - (marks["under_end"] - marks["under"])
+                    - (marks["own_end"] - marks["own"])
+                )
+                machine = (marks["busy_end"] - marks["busy"]) / (
+                    marks["total_end"] - marks["total"]
+                )
+                figures.update(
+                    moves=made / took, cpu=cpu / max(made, 1) * 1000, others=others / took * 100
+                )
                 print(
                     f"with pages (taps on the pages, {took:.0f} s measured): "
                     f"{made / took:.1f} moves/s, bot CPU {cpu / max(made, 1) * 1000:.2f} ms per "
                     f"move ({cpu / took * 100:.0f}% of one core)"
+                )
+                print(
+                    f"  meanwhile: the bench {(marks['own_end'] - marks['own']) / took * 100:.0f}%"
+                    f" of one core, the rest of the machine {others / took * 100:.0f}% of one "
+                    f"core; the machine {machine * 100:.0f}% busy"
                 )
                 await asyncio.sleep(10.0)  # the chat catches up
                 other = [t.other.shown_after(t.version, t.at) for t in taps]
@@ -458,6 +499,15 @@ async def ticker(lags: list[float], stop: float) -> None:
         planned = time.perf_counter() + 0.01
         await asyncio.sleep(0.01)
         lags.append(time.perf_counter() - planned)
+
+
+def _under(pid: int) -> float:
+    """CPU seconds of the processes under the bot (its coach workers), alive or ended."""
+    total = reaped_cpu(pid)
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(int(child))
+    return total
 
 
 async def _watch(bot: BotProcess) -> None:
@@ -549,6 +599,7 @@ if __name__ == "__main__":
             ("other50", "tap -> other page p50 (ms)"),
             ("other99", "tap -> other page p99 (ms)"),
             ("429s", "429s while measuring"),
+            ("others", "rest of the machine, % of a core"),
         ):
             cells = [" ".join(f"{r.get(key, float('nan')):.1f}" for r in runs[s]) for s in roots]
             print(f"{label:36}" + "".join(f"{c:>22}" for c in cells))

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
+from bot.base.collector import make_full_passes_rare
 from bot.base.config import PROGRAM, Settings, explain
 
 __all__ = ["LogFormatter", "configure_logging", "load_settings", "main"]
@@ -268,6 +269,9 @@ def _run(settings: Settings) -> int:
     # need not walk it again and again (they would pause every table for tens of ms).
     gc.collect()
     gc.freeze()
+    # and so does most of what comes later: the collector's full passes, which would walk
+    # it all every few seconds, are made once every ten minutes (bot.base.collector)
+    make_full_passes_rare()
     loop_factory = _loop_factory()
     try:
         if settings.mode == "webhook":

@@ -131,12 +131,15 @@ class Card(int):
     @property
     def rank(self) -> Rank:
         """The card's rank (a joker has none: ``ValueError``)."""
-        return Rank(self >> 2)
+        rank = _RANK_OF.get(self)
+        if rank is None:
+            return Rank(self >> 2)  # a joker's: ValueError
+        return rank
 
     @property
     def suit(self) -> Suit:
         """The card's suit. A joker has only a colour: the black one answers ♠, the red ♥."""
-        return Suit(self & 3)
+        return _SUIT_OF[self & 3]
 
     @property
     def is_joker(self) -> bool:
@@ -171,11 +174,16 @@ class Card(int):
 
 _CODES: dict[int, str] = {}
 _LABELS: dict[int, str] = {}
+_RANK_OF: dict[int, Rank] = {}
+"""Each card's rank, looked up (rank and suit are asked for all the time, and building an
+enum member from its value is slow)."""
+_SUIT_OF: tuple[Suit, ...] = tuple(Suit(v) for v in range(4))
 _CARD_BY_TEXT: dict[str, Card] = {}
 for _r in Rank:
     for _s in Suit:
         _c = int.__new__(Card, int(_r) * 4 + int(_s))
         Card._by_code[int(_c)] = _c
+        _RANK_OF[_c] = _r
         _CODES[_c] = ("T" if _r == Rank.TEN else _RANK_LABELS[_r]) + _s.letter
         _LABELS[_c] = _RANK_LABELS[_r] + _SUIT_SYMBOLS[_s]
         _CARD_BY_TEXT[_CODES[_c]] = _c

@@ -122,14 +122,28 @@ class CallbackTooLong(ValueError):
 # ---------------------------------------------------------------- field codecs
 
 
+_B36_MEMO: Final[dict[int, str]] = {}
+"""Base 36 of the integers met lately: a table's id and version go into every button of
+every redraw of it."""
+_B36_MEMO_SIZE: Final = 8192
+
+
 def _b36(n: int) -> str:
+    text = _B36_MEMO.get(n)
+    if text is not None:
+        return text
     if n == 0:
         return "0"
     out = []
-    while n:
-        n, r = divmod(n, 36)
+    m = n
+    while m:
+        m, r = divmod(m, 36)
         out.append(_DIGITS[r])
-    return "".join(reversed(out))
+    text = "".join(reversed(out))
+    if len(_B36_MEMO) >= _B36_MEMO_SIZE:
+        _B36_MEMO.clear()
+    _B36_MEMO[n] = text
+    return text
 
 
 def _enc_int(value: object) -> str:
@@ -726,6 +740,18 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}
 assert len(_BY_KIND) == len(_KINDS), "callback kinds must be distinct"
+_Encoders: TypeAlias = tuple[str, tuple[tuple[str, Callable[[object], str]], ...]]
+_ENCODERS: Final[dict[type[Callback], _Encoders]] = {
+    k: (
+        FORMAT + k.KIND,
+        tuple(
+            (field.name, _CODECS[spec][0]) for spec, field in zip(k.SPEC, fields(k), strict=True)
+        ),
+    )
+    for k in _KINDS
+}
+"""Each kind's head and (field name, encoder) pairs, worked out once: a redraw encodes
+dozens of buttons."""
 
 
 def toggled(selection: Iterable[Card], card: Card) -> frozenset[Card]:
@@ -761,14 +787,16 @@ class CallbackCodec:
         """The callback_data of ``callback``; ``CallbackTooLong`` over 64 bytes,
         ``ValueError`` for a field out of range."""
         kind = type(callback)
-        if _BY_KIND.get(kind.KIND) is not kind:
+        known = _ENCODERS.get(kind)
+        if known is None:
             raise ValueError(f"not a callback: {callback!r}")
-        parts = [FORMAT + kind.KIND]
-        for spec, field in zip(kind.SPEC, fields(callback), strict=True):
+        head, encoders = known
+        parts = [head]
+        for name, encode in encoders:
             try:
-                parts.append(_CODECS[spec][0](getattr(callback, field.name)))
+                parts.append(encode(getattr(callback, name)))
             except ValueError as exc:
-                raise ValueError(f"{kind.__name__}.{field.name}: {exc}") from None
+                raise ValueError(f"{kind.__name__}.{name}: {exc}") from None
         payload = ".".join(parts)
         if self._key is not None:
             payload = f"{payload}.{self._sign(payload)}"
