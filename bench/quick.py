@@ -17,7 +17,9 @@ Two parts; each reports what players feel, measured from outside, and asserts no
   bot is not in (each joined by three friends), played by people who think ``--think``
   seconds (1-4) and tap a card that plays. Per applied move: press -> every other player's
   hand shows it (his private chat's message carries the new state), p50/p95/p99/max;
-  moves a second; the bot's CPU per move; 429s drawn.
+  moves a second; the bot's CPU per move; 429s drawn. A hand left with no button (its
+  player is out, or the game over) carries no state to compare: such arrivals are counted
+  as "never shown".
 """
 
 from __future__ import annotations

@@ -497,7 +497,9 @@ class Presenter:
                     self._notified[(live.table_id, seat)] = now
             if seat in answering:
                 priority = Priority.URGENT
-            elif seat == actor or game.result is not None:
+            elif seat == actor or game.result is not None or live.own_chats:
+                # at a table with no group his hand is the table he watches: nothing more
+                # urgent waits for his chat's budget than it
                 priority = Priority.OWN
             else:
                 priority = Priority.WATCH
