@@ -29,7 +29,7 @@ from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
 from bot.store import Invitation, Seat, StoreError, TableStatus
 from bot.transport.inline import InlineFaces
-from bot.transport.sender import Content, Priority
+from bot.transport.sender import Content, Lazy, Priority
 from bot.transport.tasks import settle
 from engine import Card
 from engine.actions import Event
@@ -408,7 +408,7 @@ class Presenter:
     def _show_group(
         self,
         live: Live,
-        screen: r.Screen,
+        screen: r.Screen | Lazy,
         lang: Lang,
         *,
         priority: Priority = Priority.TABLE,
@@ -427,7 +427,7 @@ class Presenter:
         self._rt.out.show(
             self._group_key(live),
             live.row.chat_id,
-            Content.of(screen),
+            screen if isinstance(screen, Lazy) else Content.of(screen),
             thread_id=live.row.thread_id,
             message_id=live.row.group_message_id,
             on_sent=sent,
@@ -446,15 +446,23 @@ class Presenter:
         await self._season_news(live, lang)
         # the first message, at the deal, shows the odds; the moves take their place after
         odds = await self._odds(live) if game.moves == 0 else None
-        screen = r.render_table(
-            game.public_view(),
-            self._players(live),
-            lang,
-            self._ctx(live),
-            rules=live.rules,
-            odds=odds,
-        )
-        self._show_group(live, screen, lang, fresh=fresh)
+        players = self._players(live)
+
+        def draw() -> Content:
+            # the group sees its table once every few seconds: drawn when it goes, with
+            # the newest state (the game's at that moment, the clock's time left too)
+            now = live.game if live.game is not None else game
+            screen = r.render_table(
+                now.public_view(), players, lang, self._ctx(live), rules=live.rules, odds=odds
+            )
+            return Content.of(screen)
+
+        if odds is not None:
+            # the deal's message, with the odds: drawn now, as it stands at the deal
+            first = draw()
+            self._show_group(live, r.Screen(first.text, first.keyboard), lang, fresh=fresh)
+        else:
+            self._show_group(live, Lazy(draw), lang, fresh=fresh)
 
     async def _draw_hands(self, live: Live, *, notify: bool, actor: int | None = None) -> None:
         """Draw every hand. A hand whose player must answer now (the game waits on him, or
@@ -520,31 +528,39 @@ class Presenter:
         game = live.game
         assert game is not None
         lang = await self.user_lang(user_id)
-        if live.solo:
-            ctx = replace(self._ctx(live), group_title=tr(lang, "solo.where"))
-        elif live.private:
-            ctx = replace(
-                self._ctx(live),
-                group_title=tr(lang, "private.where"),
-                reactions=self._reactions.shown_to(live.table_id, seat),
-                react=live.row.status == TableStatus.PLAYING,
-            )
-        else:
-            await self.title(live.row.chat_id)
-            ctx = self._ctx(live)
-        screen = r.render_hand(
-            game.view(seat),
-            self._players(live),
-            lang,
-            ctx,
-            rules=live.rules,
-            choice=choice,
-            selection=selection,
-            purpose=purpose,
-        )
-
+        if not live.own_chats:
+            await self.title(live.row.chat_id)  # the hand names its group
         if not self._mine(live):
             return
+        players = self._players(live)
+
+        def context() -> r.TableContext:
+            """The hand's context as the table stands now (its version, its clock)."""
+            if live.solo:
+                return replace(self._ctx(live), group_title=tr(lang, "solo.where"))
+            if live.private:
+                return replace(
+                    self._ctx(live),
+                    group_title=tr(lang, "private.where"),
+                    reactions=self._reactions.shown_to(live.table_id, seat),
+                    react=live.row.status == TableStatus.PLAYING,
+                )
+            return self._ctx(live)
+
+        def draw() -> Content:
+            now = live.game if live.game is not None else game
+            ctx = context()
+            screen = r.render_hand(
+                now.view(seat),
+                players,
+                lang,
+                ctx,
+                rules=live.rules,
+                choice=choice,
+                selection=selection,
+                purpose=purpose,
+            )
+            return Content.of(screen)
 
         async def sent(message_id: int | None) -> None:
             await self._rt.tables.set_messages(live, hand=(seat, message_id))
@@ -554,7 +570,8 @@ class Presenter:
         self._rt.out.show(
             self._hand_key(live, seat),
             user_id,
-            Content.of(screen),
+            # a watcher's hand waits and merges: drawn when it goes, with the newest state
+            Lazy(draw) if watching else draw(),
             message_id=ids[seat] if seat < len(ids) else None,
             fresh=fresh,
             on_sent=sent,

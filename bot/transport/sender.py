@@ -53,9 +53,21 @@ from bot.transport.pacing import Pacer, Priority, paced
 from bot.transport.request import call
 from bot.transport.tasks import cancel_all, settle
 
-__all__ = ["Content", "Priority", "Publisher"]
+__all__ = ["Content", "Lazy", "Priority", "Publisher"]
 
 log = logging.getLogger(__name__)
+
+
+class Lazy:
+    """Content drawn only when its request is about to go (the slot's budget let it): a
+    table a group sees once every few seconds, or a watcher's hand, changes at every move,
+    and what would be drawn meanwhile is never shown. Drawn then, it shows the newest
+    state."""
+
+    __slots__ = ("draw",)
+
+    def __init__(self, draw: Callable[[], Content]) -> None:
+        self.draw = draw
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +126,7 @@ class _Slot:
     thread_id: int | None
     message_id: int | None
     sent: Content | None = None
-    wanted: Content | None = None
+    wanted: Content | Lazy | None = None
     fresh: bool = False
     worker: asyncio.Task[None] | None = None
     on_sent: Callable[[int | None], Awaitable[None]] | None = None
@@ -198,7 +210,7 @@ class Publisher:
         self,
         key: Hashable,
         chat_id: int,
-        content: Content,
+        content: Content | Lazy,
         *,
         thread_id: int | None = None,
         message_id: int | None = None,
@@ -392,6 +404,13 @@ class Publisher:
                 wanted, fresh = slot.wanted, slot.fresh
                 if wanted is None or self._slots.get(slot.key) is not slot:
                     break
+                if isinstance(wanted, Lazy):
+                    try:
+                        wanted = wanted.draw()
+                    except Exception:
+                        log.exception("%s: drawing it failed", slot.key)
+                        slot.wanted = None
+                        break
                 if wanted == slot.sent and not fresh:
                     slot.wanted = None
                     break
