@@ -314,7 +314,8 @@ class LiveBot:
         """Tap one move on ``screen`` (which shows the stored state): ``moved`` once the
         table took it, ``choice`` if the tap only asked which (a choice of this page
         alone), ``raced`` if another seat or the clock moved first (the tap is refused as
-        outdated, or its button was gone)."""
+        outdated, or its button was gone), ``missed`` if the click did not land in time and
+        nothing moved (it may be tapped again)."""
         before = self.stored(table_id).version
         if (await screen.shown()).notice is not None:
             # an earlier refusal still on screen: it goes within seconds
@@ -324,9 +325,10 @@ class LiveBot:
         assert taps, f"{screen.name}: nothing to tap at v{shown.v}: {shown}"
         selector, index = rng.choice(taps)
         if not await screen.tap(selector, index):
-            # the button went with a newer state: another seat, or the clock, moved first
-            await until(lambda: self.stored(table_id).version != before, "a move by another")
-            return "raced"
+            # the button went with a newer state (another seat, or the clock, moved
+            # first), or a loaded machine kept the browser from the click in time: no move
+            # of this page's either way, and the caller looks again
+            return "raced" if self.stored(table_id).version != before else "missed"
         choosing = selector.startswith("[data-card")
 
         async def settled() -> str | None:
