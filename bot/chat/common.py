@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 
 from telegram import (
     Bot,
@@ -28,7 +29,7 @@ from bot.chat.runtime import Runtime, runtime
 from bot.service import callbacks as cb
 from bot.service.inbox import handled_update
 from bot.service.tables import Live, Refused
-from bot.store import ChatRow, Seat, TableStatus, UserRow, shard_of
+from bot.store import ChatRow, Seat, TableStatus, UserRow, is_private_chat, shard_of
 from bot.transport import tgerrors
 from bot.transport.request import call
 from bot.transport.sender import Content
@@ -380,3 +381,22 @@ def computers(lang: Lang, count: int, level: int) -> tuple[Seat, ...]:
     return tuple(
         Seat.computer(tr(lang, "ai.name", n=i), AI_LEVELS[level]) for i in range(1, count + 1)
     )
+
+
+async def private_table_of(rt: Runtime, user_id: int) -> Live | None:
+    """The private table (a quick game, an invitation's) where he plays now, if any."""
+    assert rt.store is not None
+    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
+        if is_private_chat(chat_id):
+            return await rt.tables.get(table_id)
+    return None
+
+
+def held_shard(rt: Runtime, users: Sequence[int]) -> int:
+    """A shard this process holds to open these players' private table in: a player's own
+    if it is held here (his presses come here first), else any held."""
+    cluster = rt.cluster
+    if cluster is None:
+        return shard_of(users[0])
+    held = cluster.shards
+    return next((shard_of(u) for u in users if shard_of(u) in held), held[0])

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
 
 from telegram import Bot, CallbackQuery, Update, User
 from telegram.error import BadRequest, TelegramError
@@ -23,13 +22,20 @@ from telegram.ext import ContextTypes
 
 from bot import render as r
 from bot.base.i18n import Lang, is_lang, pick_lang, tr
-from bot.chat.common import answer, reachable, refusal_text, remember, user_lang
+from bot.chat.common import (
+    answer,
+    held_shard,
+    reachable,
+    refusal_text,
+    remember,
+    user_lang,
+)
 from bot.chat.presenter import Presenter
 from bot.chat.runtime import Runtime, runtime
 from bot.service import callbacks as cb
 from bot.service.quick import quick_rules
 from bot.service.tables import Live, Refused
-from bot.store import Invitation, Seat, TableStatus, is_private_chat, shard_of
+from bot.store import Invitation, Seat, TableStatus, is_private_chat
 from bot.transport.request import call
 from engine import Rules
 
@@ -235,23 +241,16 @@ class InviteDesk:
         async with self._opening:
             invitation, row = await store.open_invitation(
                 wanted,
-                self._shard_for([presser.id, decoded.inviter]),
+                held_shard(self._rt, [presser.id, decoded.inviter]),
                 rules.model_dump_json(),
                 Seat.human(inviter.user_id, inviter.name),
             )
         self._presenter.note_invitation(invitation)
-        live = await self._rt.tables.get(row.table_id)
-        if live is None:
-            raise Refused("gone")
+        # opened in a shard held here (or, pressed twice at once, maybe another's)
+        self._rt.tables.check_held(row.chat_id, row.table_id)
+        live = self._rt.tables.cached(row.table_id) or self._rt.tables.adopt(row)
         log.info("table %s: opened by an invitation of %s", row.table_id, decoded.inviter)
         return invitation, live
-
-    def _shard_for(self, users: Sequence[int]) -> int:
-        cluster = self._rt.cluster
-        if cluster is None:
-            return shard_of(users[0])
-        held = cluster.shards
-        return next((shard_of(u) for u in users if shard_of(u) in held), held[0])
 
     async def _act(
         self, live: Live, invitation: Invitation, user: User, action: str, lang: Lang

@@ -14,21 +14,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 
 from telegram import CallbackQuery, User
 
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
-from bot.chat.common import answer, remember
+from bot.chat.common import answer, held_shard, private_table_of, remember
 from bot.chat.presenter import Presenter
 from bot.chat.runtime import Runtime
 from bot.render.common import short_name
 from bot.service import callbacks as cb
 from bot.service.quick import Dealt, QuickGames, Round, quick_rules
 from bot.service.reactions import EMOJI
-from bot.service.tables import Live
-from bot.store import StoreUnavailable, TableStatus, Waiting, is_private_chat, shard_of
+from bot.store import StoreUnavailable, TableStatus, Waiting, is_private_chat
 from bot.transport.sender import Content
 
 __all__ = ["ROUND_EVERY", "QuickDesk", "quick_desk"]
@@ -56,7 +54,7 @@ class QuickDesk:
             rt.tables,
             rules=lambda: rt.settings.default_rules,
             wait=rt.settings.quick_wait,
-            shard_for=self._shard_for,
+            shard_for=lambda users: held_shard(rt, users),
         )
         self._lock = asyncio.Lock()
         """One pass, entry or exit at a time in this process (the store orders them
@@ -64,18 +62,6 @@ class QuickDesk:
         self._task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ the passes
-
-    def _shard_for(self, users: Sequence[int]) -> int:
-        """A shard this process holds to open the players' table in: a player's own if
-        it is held here (his presses come here first), else any held."""
-        cluster = self._rt.cluster
-        if cluster is None:
-            return shard_of(users[0])
-        held = cluster.shards
-        for user in users:
-            if shard_of(user) in held:
-                return shard_of(user)
-        return held[0]
 
     def start(self) -> None:
         """Pass over the queue every :data:`ROUND_EVERY` seconds until :meth:`close`."""
@@ -108,11 +94,15 @@ class QuickDesk:
         if cluster is not None and not cluster.shards:
             return Round()  # nowhere to open a table: another process passes
         async with self._lock:
-            done = await self.games.round()
-            for dealt in done.dealt:
-                self._dealt(dealt)
-            for waiting in done.offered:
-                self._looking(waiting.user_id, pick_lang(waiting.lang), waiting, alone=True)
+            return await self._pass()
+
+    async def _pass(self) -> Round:
+        """One pass over the queue (under the lock), its tables and offers drawn."""
+        done = await self.games.round()
+        for dealt in done.dealt:
+            self._dealt(dealt)
+        for waiting in done.offered:
+            self._looking(waiting.user_id, pick_lang(waiting.lang), waiting, alone=True)
         return done
 
     def _dealt(self, dealt: Dealt) -> None:
@@ -150,20 +140,10 @@ class QuickDesk:
 
     # ------------------------------------------------------------------ entering, leaving
 
-    async def _private_game(self, user_id: int) -> Live | None:
-        """The private table where he plays now, if any (held here, or asked of its holder
-        to send him his hand)."""
-        store = self._rt.store
-        assert store is not None
-        for table_id, chat_id in await store.playing_tables_of(user_id):
-            if is_private_chat(chat_id):
-                return await self._rt.tables.get(table_id)
-        return None
-
     async def enter(self, user: User, lang: Lang) -> str | None:
         """/quick or "⚡": join the queue and pass over it at once. What to tell him in a
         toast, if anything (his waiting message, or his game, says the rest)."""
-        playing = await self._private_game(user.id)
+        playing = await private_table_of(self._rt, user.id)
         if playing is not None and playing.row.status == TableStatus.PLAYING:
             self._presenter.back(playing, user.id)
             return tr(lang, "quick.alert.playing")
@@ -177,11 +157,7 @@ class QuickDesk:
                     self._rt.out.forget(_key(user.id))
                     self._looking(user.id, lang, None, alone=waiting.offered)
                 return tr(lang, "quick.alert.already")
-            done = await self.games.round()
-            for dealt in done.dealt:
-                self._dealt(dealt)
-            for waiting in done.offered:
-                self._looking(waiting.user_id, pick_lang(waiting.lang), waiting, alone=True)
+            done = await self._pass()
             if any(p.user_id == user.id for d in done.dealt for p in d.players):
                 return None
             self._rt.out.forget(_key(user.id))  # a new search: a new message
@@ -211,7 +187,7 @@ class QuickDesk:
                 self._rt.out.show(_key(user.id), user.id, Content(tr(lang, key)))
                 self._rt.out.retire(_key(user.id))
         if not left:
-            playing = await self._private_game(user.id)
+            playing = await private_table_of(self._rt, user.id)
             gone = playing is not None and playing.row.status == TableStatus.PLAYING
             await answer(
                 query, tr(lang, "quick.alert.too_late" if gone else "quick.alert.not_waiting")

@@ -216,7 +216,7 @@ class QuickGames:
         for row, (a, b) in done.dealt:
             by_user = {a.user_id: a, b.user_id: b}
             players = tuple(by_user[s.user_id] for s in row.seats if s.user_id is not None)
-            live = self.tables.adopt_dealt(row)
+            live = self.tables.adopt(row)
             log.info(
                 "quick: table %s dealt to %s and %s",
                 row.table_id,

@@ -583,11 +583,10 @@ class TableService:
                 moved.append(live)
         return moved
 
-    def adopt_dealt(self, row: TableRow) -> Live:
-        """A table the store opened with its game running already (a quick game's)."""
-        live = self._adopt(row)
-        live.deadline = row.deadline
-        return live
+    def adopt(self, row: TableRow) -> Live:
+        """A table the store just opened (a quick game's, running already; an
+        invitation's lobby): kept in memory as read, with no second read."""
+        return self._adopt(row)
 
     def adopt_running(self, rows: Sequence[TableRow]) -> list[Live]:
         """Running tables just taken over from another process (their shard's lease was

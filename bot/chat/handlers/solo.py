@@ -17,6 +17,7 @@ from bot.chat.common import (
     computers,
     default_rules,
     presenter_of,
+    private_table_of,
     remember,
     reply,
     say,
@@ -25,7 +26,7 @@ from bot.chat.common import (
 from bot.chat.presenter import AI_LEVELS, Presenter, solo_opponents
 from bot.chat.runtime import Runtime, runtime
 from bot.service.tables import SOLO_OPPONENTS, Live, Refused
-from bot.store import Seat, TableStatus, is_private_chat
+from bot.store import Seat, TableStatus
 from engine import Rules
 
 log = logging.getLogger(__name__)
@@ -123,15 +124,6 @@ async def cmd_solo_stop(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await presenter.after_action(live, events, surrendered_by=user.id)
     else:
         await presenter.cancelled(live, None, lobby=not playing)
-
-
-async def private_table_of(rt: Runtime, user_id: int) -> Live | None:
-    """The private table (a quick game) where he plays now, if any."""
-    assert rt.store is not None
-    for table_id, chat_id in await rt.store.playing_tables_of(user_id):
-        if is_private_chat(chat_id):
-            return await rt.tables.get(table_id)
-    return None
 
 
 async def _leave_private(
