@@ -105,7 +105,7 @@ async def test_an_update_that_makes_no_move_is_done_once_handled(tmp_path: Path)
         assert await store.pending_updates() == []
 
 
-async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> None:
+async def test_a_press_is_kept_and_handed_on_without_what_no_handler_reads() -> None:
     import json
 
     from aiohttp import web
@@ -118,6 +118,8 @@ async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> 
         "message_id": 5,
         "date": 0,
         "chat": {"id": 1, "type": "private"},
+        "from": {"id": 99, "is_bot": True, "first_name": "Durak"},
+        "edit_date": 7,
         "text": "Your hand",
         "entities": [{"type": "bold", "offset": 0, "length": 4}],
         "reply_markup": {"inline_keyboard": [[{"text": "7♠", "callback_data": "1t.x"}]]},
@@ -148,8 +150,8 @@ async def test_a_press_is_kept_and_handed_on_without_its_messages_keyboard() -> 
         await runner.cleanup()
     assert isinstance(result, list) and kept == [result]
     message = result[0]["callback_query"]["message"]
-    assert "reply_markup" not in message and "entities" not in message
-    assert message["message_id"] == 5 and message["text"] == "Your hand"
+    # where the pressed message is stays; its keyboard, text, sender and edit time go
+    assert message == {"message_id": 5, "date": 0, "chat": {"id": 1, "type": "private"}}
     update = Update.de_json(result[0], None)
     assert update.callback_query is not None and update.callback_query.data == "1t.x"
     assert result[1] == {"update_id": 11}

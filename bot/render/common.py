@@ -122,12 +122,17 @@ class Player:
         return self.ai_level is not None
 
 
+@lru_cache(maxsize=4096)
+def _shown(name: str) -> str:
+    return esc(short_name(name))
+
+
 def name_of(players: Sequence[Player], seat: int | None) -> str:
     """The escaped, shortened display name of ``seat`` (computer players marked 🤖)."""
     if seat is None or not 0 <= seat < len(players):
         return "?"
     player = players[seat]
-    shown = esc(short_name(player.name))
+    shown = _shown(player.name)
     return f"🤖 {shown}" if player.is_ai else shown
 
 
@@ -148,12 +153,22 @@ def suit_text(suit: Suit | int) -> str:
 def card_text(card: Card, declared: Mapping[Card, Suit] | None = None) -> str:
     """A card as it shows: ``10♥️``; a joker ``🃏🔴``; a wild six that took a suit
     ``6♠️→♥️`` (``declared``: the suits named for the sixes on the table)."""
+    if declared is not None and card in declared:
+        return _card_text(card) + "→" + suit_text(declared[card])
+    text = _CARD_TEXTS.get(card)
+    if text is None:
+        text = _CARD_TEXTS[card] = _card_text(card)
+    return text
+
+
+_CARD_TEXTS: dict[Card, str] = {}
+"""Each card's text, worked out once (a hand draws every card at every move)."""
+
+
+def _card_text(card: Card) -> str:
     if card.is_joker:
         return _JOKERS[card.is_red]
-    text = f"{card.rank.label}{suit_text(card.suit)}"
-    if declared is not None and card in declared:
-        text += "→" + suit_text(declared[card])
-    return text
+    return f"{card.rank.label}{suit_text(card.suit)}"
 
 
 def named_card(card: Card, suit: Suit | int | None, lang: Lang) -> str:
@@ -253,20 +268,32 @@ class Button:
     web_app: str | None = None
     disabled: bool = False
     style: ButtonStyle | None = None
-    fallback: str | None = None
-    """A disabled button's callback data for a Bot API server older than 10.3, which knows
-    no disabled buttons (pressed there, the bot says why the card cannot go)."""
+    otherwise: tuple[CallbackCodec, Callback] | None = None
+    """What a disabled button does on a Bot API server older than 10.3, which knows no
+    disabled buttons (pressed there, the bot says why the card cannot go): encoded only if
+    such a server is met (:attr:`fallback`), not for every card of every hand."""
 
     def __post_init__(self) -> None:
-        actions = sum(x is not None for x in (self.data, self.url, self.web_app))
+        data = self.data
+        actions = (data is not None) + (self.url is not None) + (self.web_app is not None)
         if actions != (0 if self.disabled else 1):
             raise ValueError(
                 "a button has exactly one of data, url and web_app, or none when disabled"
             )
-        if not self.text or len(self.text) > MAX_BUTTON_TEXT:
+        text = self.text
+        if not text or len(text) > MAX_BUTTON_TEXT:
             raise ValueError(f"button text must be 1-{MAX_BUTTON_TEXT} characters")
-        if self.data is not None and len(self.data.encode("utf-8")) > MAX_BYTES:
-            raise ValueError(f"callback_data over {MAX_BYTES} bytes: {self.data!r}")
+        # a character is at most four bytes: only long data is measured in bytes
+        if data is not None and len(data) * 4 > MAX_BYTES and len(data.encode()) > MAX_BYTES:
+            raise ValueError(f"callback_data over {MAX_BYTES} bytes: {data!r}")
+
+    @property
+    def fallback(self) -> str | None:
+        """A disabled button's callback data for a server that knows no disabled buttons."""
+        if self.otherwise is None:
+            return None
+        codec, callback = self.otherwise
+        return codec.encode(callback)
 
     @classmethod
     def cb(
@@ -286,8 +313,8 @@ class Button:
     ) -> Button:
         """A disabled button: shown, greyed, doing nothing (``fallback``: what it does on a
         server that knows no disabled buttons)."""
-        data = codec.encode(fallback) if codec is not None and fallback is not None else None
-        return cls(_label(text), disabled=True, fallback=data)
+        otherwise = (codec, fallback) if codec is not None and fallback is not None else None
+        return cls(_label(text), disabled=True, otherwise=otherwise)
 
     @classmethod
     def link(cls, text: str, url: str) -> Button:

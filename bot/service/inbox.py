@@ -35,6 +35,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
+import orjson
 from telegram import Bot, Update
 from telegram.ext import ExtBot
 
@@ -137,7 +138,7 @@ class Inbox:
             if not isinstance(u, dict) or not isinstance(u.get("update_id"), int):
                 continue
             shard = await self._routes.shard(u) if self._routes is not None else 0
-            body = json.dumps(u, ensure_ascii=False, separators=(",", ":"))
+            body = _dumps(u)
             kept.append(KeptUpdate(int(u["update_id"]), body, shard))
         shards = {k.update_id: k.shard for k in kept}
         # not taken from the store meanwhile (its notification may come first): kept here
@@ -300,6 +301,15 @@ class Inbox:
             if at >= cutoff:
                 break
             del recent[update_id]
+
+
+def _dumps(update: dict[str, Any]) -> str:
+    """An update as compact JSON (orjson's; the standard library's for what orjson does not
+    write, such as an integer beyond 64 bits)."""
+    try:
+        return orjson.dumps(update).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(update, ensure_ascii=False, separators=(",", ":"))
 
 
 def _update_id(update: object) -> int | None:

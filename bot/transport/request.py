@@ -358,14 +358,20 @@ _NOTHING: Final = b'{"ok":true,"result":[]}'
 """A ``getUpdates`` answer with no update."""
 
 
+_UNREAD: Final = ("reply_markup", "entities", "text", "from", "edit_date")
+"""What no handler reads of a pressed button's message: its keyboard, its text and the
+text's entities, its sender (the bot) and when it was last edited. Handlers read where
+it is (its chat, its id) and what kind it is (a photo's caption stays)."""
+
+
 def trim_update(update: object) -> None:
-    """Drop what no handler reads from a pressed button's message: its keyboard and its
-    text's entities, which are most of the update and which PTB would turn into objects
-    (and the inbox would store) on every press."""
+    """Drop what no handler reads from a pressed button's message (:data:`_UNREAD`), which
+    is most of the update and which PTB would turn into objects (and the inbox would
+    store) on every press."""
     if not isinstance(update, dict):
         return
     query = update.get("callback_query")
     message = query.get("message") if isinstance(query, dict) else None
     if isinstance(message, dict):
-        message.pop("reply_markup", None)
-        message.pop("entities", None)
+        for key in _UNREAD:
+            message.pop(key, None)
