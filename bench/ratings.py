@@ -520,12 +520,13 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
         await store_speed(path, ids)
         settings = Settings(
             bot_token=tg.token,
+            base_url=tg.base_url,
             DURAK_DB_PATH=path,
             rate_limits="retry-only",
             coach_workers=0,
             charts=True,
         )
-        app = build_application(settings, tg.application_builder())
+        app = build_application(settings)
         async with running(app, poll_timeout=0.5):
             loop = asyncio.get_running_loop()
             for command in ("top", "me"):

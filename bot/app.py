@@ -15,6 +15,7 @@ from bot.lifecycle import post_init, post_shutdown, post_stop
 from bot.service import callbacks as cb
 from bot.service.inbox import Relayed
 from bot.service.links import StartTokens, WebAppLinks, start_key
+from bot.transport.extbot import DurakBot
 from bot.transport.ordering import TableOrder
 from bot.transport.pacing import Pacer, Pacing, pacing_of, use_timedelta_periods
 from bot.transport.request import AiohttpRequest, UpdatesRequest
@@ -31,15 +32,11 @@ def _codec_key(settings: Settings) -> bytes:
     return hashlib.sha256(b"durak callback data\0" + secret).digest()
 
 
-def build_application(
-    settings: Settings,
-    builder: ApplicationBuilder | None = None,
-    pacing: Pacing | None = None,
-) -> Application:
+def build_application(settings: Settings, pacing: Pacing | None = None) -> Application:
     """The bot's Application; call ``run_polling`` on it or drive it in tests.
 
-    ``builder`` lets tests start from a builder already pointed at a test server, and
-    ``pacing`` replace the settings' figures (a test server's scaled ones).
+    It talks to ``settings.base_url`` (tests point it at a test server); ``pacing``
+    replaces the settings' figures (a test server's scaled ones).
     """
     use_timedelta_periods()
     order = TableOrder()
@@ -53,17 +50,17 @@ def build_application(
     if settings.webapp_url is not None:
         tokens = StartTokens(start_key(settings.bot_token.get_secret_value()))
         rt.webapp = WebAppLinks(settings.webapp_url, settings.webapp_short_name, tokens)
-    if builder is None:
-        builder = (
-            ApplicationBuilder()
-            .token(settings.bot_token.get_secret_value())
-            .base_url(settings.base_url)
-            .base_file_url(settings.base_file_url)
-        )
+    bot = DurakBot(
+        settings.bot_token.get_secret_value(),
+        base_url=settings.base_url,
+        base_file_url=settings.base_file_url,
+        request=AiohttpRequest(connection_pool_size=256),
+        get_updates_request=updates,
+        rate_limiter=Pacer(pacing or pacing_of(settings), sent=SentLog()),
+    )
     app = (
-        builder.request(AiohttpRequest(connection_pool_size=256))
-        .get_updates_request(updates)
-        .rate_limiter(Pacer(pacing or pacing_of(settings), sent=SentLog()))
+        ApplicationBuilder()
+        .bot(bot)
         .concurrent_updates(order)
         .post_init(post_init)
         .post_stop(post_stop)

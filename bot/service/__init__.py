@@ -5,6 +5,7 @@
 * ``callbacks`` — the callback data codec: what a button names, typed and signed;
 * ``views`` — the interface through which the views beyond the chat learn of changes;
 * ``inbox`` — every update kept before Telegram is told, done with the move it made;
+  ``decoding`` — a press read into PTB's objects from a message and user built before;
 * ``shards`` — :class:`~bot.service.shards.NotHere`, a table held by another process;
 * ``links`` — the Mini App's start token naming a table, and the links that carry it;
 * ``quick`` — the quick games' queue and how it pairs players; ``reactions`` — the quick

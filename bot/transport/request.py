@@ -284,14 +284,24 @@ class UpdatesRequest(AiohttpRequest):
     None means the call is not to be made now: it is answered as if Telegram had returned
     nothing."""
 
-    __slots__ = ("_parsed", "keep", "window")
+    __slots__ = ("_held", "_parsed", "hold_presses", "keep", "window")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.keep: Callable[[list[dict[str, Any]]], Awaitable[object]] | None = None
         self.window: Callable[[int], Awaitable[int | None]] | None = None
+        self.hold_presses = False
+        """Whether the presses of an answer are held back for the bot to read itself
+        (:meth:`take_presses`), PTB reading only their ``update_id``: set by
+        :class:`~bot.transport.extbot.DurakBot`, which reads them faster."""
         self._parsed: tuple[bytes, JSONDict] | None = None
         """The last answer as parsed here, which PTB takes instead of parsing it again."""
+        self._held: dict[int, dict[str, Any]] = {}
+
+    def take_presses(self) -> dict[int, dict[str, Any]]:
+        """The presses held back from the last answer, by ``update_id`` (once)."""
+        held, self._held = self._held, {}
+        return held
 
     def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
         """The answer parsed once (for the inbox), handed to PTB as it is."""
@@ -349,9 +359,21 @@ class UpdatesRequest(AiohttpRequest):
             except Exception as exc:
                 log.exception("the updates could not be kept: Telegram will send them again")
                 raise NetworkError(f"the updates could not be kept: {exc}") from exc
+            if self.hold_presses:
+                self._hold(updates)
         if isinstance(answer, dict):
             self._parsed = (payload, answer)
         return code, payload
+
+    def _hold(self, updates: list[Any]) -> None:
+        held: dict[int, dict[str, Any]] = {}
+        for i, update in enumerate(updates):
+            if isinstance(update, dict) and "callback_query" in update:
+                update_id = update.get("update_id")
+                if isinstance(update_id, int) and not isinstance(update_id, bool):
+                    held[update_id] = update
+                    updates[i] = {"update_id": update_id}
+        self._held = held
 
 
 _NOTHING: Final = b'{"ok":true,"result":[]}'

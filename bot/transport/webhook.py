@@ -30,6 +30,7 @@ from telegram.ext import Application, ExtBot
 
 from bot.base.config import Settings
 from bot.service.inbox import Inbox
+from bot.transport.extbot import DurakBot
 from bot.transport.request import trim_update
 from bot.transport.serving import run_until_signalled, started
 
@@ -199,7 +200,12 @@ class WebhookServer:
             if not isinstance(data, dict):
                 raise ValueError("not an object")
             trim_update(data)
-            update = Update.de_json(data, self.app.bot)
+            bot = self.app.bot
+            update = (
+                bot.reader.read(data, bot)
+                if isinstance(bot, DurakBot)
+                else Update.de_json(data, bot)
+            )
         except Exception as exc:  # malformed JSON or an update PTB cannot read
             log.error("webhook: an unreadable update was dropped: %s: %.500r", exc, body)
             return HTTPStatus.BAD_REQUEST, "bad update\n"

@@ -41,6 +41,7 @@ def settings_for(tg: FakeTelegramServer, db: Path, **changes: Any) -> Settings:
     every 80 ms after a burst of five)."""
     values: dict[str, Any] = {
         "bot_token": tg.token,
+        "base_url": tg.base_url,
         "DURAK_DB_PATH": db,
         "group_edit_interval": 0.08,
         "private_edit_interval": 0.02,
@@ -63,7 +64,10 @@ async def bot_running(
 ) -> AsyncIterator[Any]:
     """The real Application, polling the fake server, with its store in ``db`` (by default
     with the test pacing of :func:`settings_for`)."""
-    app = build_application(settings or settings_for(tg, db), tg.application_builder())
+    settings = settings or settings_for(tg, db)
+    if settings.base_url != tg.base_url:  # settings made without the test server's address
+        settings = settings.model_copy(update={"base_url": tg.base_url})
+    app = build_application(settings)
     async with running(app, poll_timeout=0.5):
         yield app
 

@@ -18,7 +18,7 @@ async def test_one_person_plays_a_computer_player_to_the_end(tmp_path: Path) -> 
         table = await Table.create(tg, 1)
         # computer players that think 50 ms instead of a second
         settings = settings_for(tg, db, ai_delay=0.05)
-        app = build_application(settings, tg.application_builder())
+        app = build_application(settings)
         async with running(app, poll_timeout=0.5):
             await table.start_bots()
             lobby = await table.open_lobby()

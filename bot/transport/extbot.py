@@ -1,0 +1,85 @@
+"""The bot's ``ExtBot``: PTB's, reading the presses of each ``getUpdates`` itself.
+
+A press is most of what a busy bot receives, and PTB's reading of it is mostly the
+building of a ``Message`` attribute by attribute (:mod:`bot.service.decoding`). The
+bot's :class:`~bot.transport.request.UpdatesRequest` holds the presses of each answer
+back, PTB reads the rest as always (and of a press only its ``update_id``), and
+:meth:`DurakBot.get_updates` puts each press in its place, read by the
+:class:`~bot.service.decoding.UpdateReader`: the same objects, built from parts it has
+built before. Everything else is PTB's ``ExtBot``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from telegram import Update
+from telegram._utils.defaultvalue import DEFAULT_NONE
+from telegram._utils.types import JSONDict, ODVInput, TimePeriod
+from telegram.ext import ExtBot
+
+from bot.service.decoding import UpdateReader
+from bot.transport.request import UpdatesRequest
+
+__all__ = ["DurakBot"]
+
+
+class DurakBot(ExtBot[None]):
+    """PTB's ``ExtBot`` whose ``getUpdates`` reads presses with an :class:`UpdateReader`
+    (when its updates request is an :class:`UpdatesRequest`)."""
+
+    __slots__ = ("_presses", "_reader")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._reader = UpdateReader()
+        polling = kwargs.get("get_updates_request")
+        self._presses = polling if isinstance(polling, UpdatesRequest) else None
+        if self._presses is not None:
+            self._presses.hold_presses = True
+
+    @property
+    def reader(self) -> UpdateReader:
+        """How this bot reads a press (also a webhook's)."""
+        return self._reader
+
+    async def get_updates(
+        self,
+        offset: int | None = None,
+        limit: int | None = None,
+        timeout: TimePeriod | None = None,
+        allowed_updates: Sequence[str] | None = None,
+        *,
+        read_timeout: ODVInput[float] = DEFAULT_NONE,
+        write_timeout: ODVInput[float] = DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = DEFAULT_NONE,
+        api_kwargs: JSONDict | None = None,
+    ) -> tuple[Update, ...]:
+        """PTB's ``getUpdates``, each held-back press read here and put in its place."""
+        presses = self._presses
+        if presses is not None:
+            presses.take_presses()  # none left from an answer PTB did not finish
+        updates = await super().get_updates(
+            offset=offset,
+            limit=limit,
+            timeout=timeout,
+            allowed_updates=allowed_updates,
+            read_timeout=read_timeout,
+            write_timeout=write_timeout,
+            connect_timeout=connect_timeout,
+            pool_timeout=pool_timeout,
+            api_kwargs=api_kwargs,
+        )
+        held = presses.take_presses() if presses is not None else {}
+        if not held:
+            return updates
+        read = []
+        for update in updates:
+            data = held.get(update.update_id)
+            if data is not None:
+                update = self._reader.read(data, self)
+                self.insert_callback_data(update)
+            read.append(update)
+        return tuple(read)
