@@ -525,11 +525,13 @@ class Game:
 
         return game_from_json(text)
 
-    def view(self, seat: int) -> SeatView:
-        """What ``seat`` may see: his hand, every count, the table, trump, stock, discard."""
+    def view(self, seat: int, public: PublicView | None = None) -> SeatView:
+        """What ``seat`` may see: his hand, every count, the table, trump, stock, discard.
+        ``public``: this game's :meth:`public_view` as it stands, if it is at hand already
+        (several seats' views share it)."""
         from .views import seat_view
 
-        return seat_view(self, seat)
+        return seat_view(self, seat, public)
 
     def public_view(self) -> PublicView:
         """What the group may see: never a card of anyone's hand."""

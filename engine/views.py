@@ -113,13 +113,15 @@ def public_view(game: Game) -> PublicView:
     )
 
 
-def seat_view(game: Game, seat: int) -> SeatView:
-    """What ``seat`` may see."""
+def seat_view(game: Game, seat: int, public: PublicView | None = None) -> SeatView:
+    """What ``seat`` may see (``public``: the game's public view as it stands, if at hand)."""
     if not 0 <= seat < game.n:
         raise ValueError(f"no seat {seat} at this table")
+    if public is not None and public.moves != game.moves:
+        raise ValueError("that public view is not this game's as it stands")
     return SeatView(
         seat=seat,
         hand=tuple(sorted(game.hands[seat], key=game._model.key.__getitem__)),
         actions=tuple(game.legal_actions(seat)),
-        public=public_view(game),
+        public=public if public is not None else public_view(game),
     )

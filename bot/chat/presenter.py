@@ -31,7 +31,7 @@ from bot.store import Invitation, Seat, StoreError, TableStatus
 from bot.transport.inline import InlineFaces
 from bot.transport.sender import Content, Lazy, Priority
 from bot.transport.tasks import settle
-from engine import Card
+from engine import Card, Game, PublicView
 from engine.actions import Event
 
 if TYPE_CHECKING:
@@ -91,6 +91,9 @@ class Presenter:
         self._rt = rt
         self._app = app
         self._waiting: dict[int, frozenset[int]] = {}
+        self._public: tuple[Game, int, PublicView] | None = None
+        """The last public view drawn and the game and move it is of: the hands of one
+        move and its table share it."""
         self._titles: dict[int, str] = {}
         self._langs: dict[int, Lang] = {}
         self._blocked: set[int] = set()
@@ -236,6 +239,15 @@ class Presenter:
         if shown is None and seat < len(live.row.hand_message_ids):
             shown = live.row.hand_message_ids[seat]
         return shown
+
+    def _public_view(self, game: Game) -> PublicView:
+        """``game``'s public view as it stands (worked out once for its hands and table)."""
+        last = self._public
+        if last is not None and last[0] is game and last[1] == game.moves:
+            return last[2]
+        view = game.public_view()
+        self._public = (game, game.moves, view)
+        return view
 
     def _players(self, live: Live) -> list[r.Player]:
         return players_of(live.row.seats)
@@ -453,7 +465,12 @@ class Presenter:
             # the newest state (the game's at that moment, the clock's time left too)
             now = live.game if live.game is not None else game
             screen = r.render_table(
-                now.public_view(), players, lang, self._ctx(live), rules=live.rules, odds=odds
+                self._public_view(now),
+                players,
+                lang,
+                self._ctx(live),
+                rules=live.rules,
+                odds=odds,
             )
             return Content.of(screen)
 
@@ -551,7 +568,7 @@ class Presenter:
             now = live.game if live.game is not None else game
             ctx = context()
             screen = r.render_hand(
-                now.view(seat),
+                now.view(seat, self._public_view(now)),
                 players,
                 lang,
                 ctx,

@@ -444,12 +444,13 @@ class TableService:
         outcome = Outcome.from_result(trial.result) if trial.result is not None else None
         # the press (or command) this move comes from is done in the move's transaction
         handling = handled_update()
+        said = _action_json(action)
         try:
             saved = await self._store.save_action(
                 live.table_id,
                 live.version,
                 game=trial.to_json(),
-                action=_action_json(action),
+                action=said,
                 seat=action.seat,
                 deadline=deadline,
                 outcome=outcome,
@@ -480,7 +481,7 @@ class TableService:
             live.table_id,
             live.row.chat_id,
             saved.seq,
-            _action_json(action),
+            said,
         )
         if trial.result is not None:
             result = trial.result

@@ -214,3 +214,16 @@ def test_known_cards_are_the_picked_up_ones_still_in_hand() -> None:
     assert g.public_view().known[1] == (c("7S"),)
     g = Game.new(Rules(), players=6, seed=2)
     assert g.public_view().known[g.dealer] == (g.turnup,), "the card that set trump"
+
+
+def test_a_seat_view_built_on_a_shared_public_view_is_the_same() -> None:
+    game = Game.new(Rules.preset("podkidnoy"), players=3, seed=11)
+    for _ in range(12):
+        public = game.public_view()
+        for seat in range(3):
+            assert game.view(seat, public) == game.view(seat)
+        seat = game.to_act()[0]
+        game.apply(game.view(seat).actions[0])
+        # the view of the state before is no longer this game's
+        with pytest.raises(ValueError):
+            game.view(seat, public)
