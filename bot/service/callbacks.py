@@ -761,16 +761,22 @@ def toggled(selection: Iterable[Card], card: Card) -> frozenset[Card]:
 
 # ---------------------------------------------------------------- the codec
 
+READ_REMEMBERED: Final = 64
+"""How many pieces of data read (and checked) a codec remembers."""
+
 
 class CallbackCodec:
     """Encodes and decodes callback_data; signs and checks it when built with a ``key``."""
 
-    __slots__ = ("_key",)
+    __slots__ = ("_key", "_read")
 
     def __init__(self, key: bytes | None = None) -> None:
         if key is not None and len(key) < 16:
             raise ValueError("an HMAC key should be at least 16 bytes")
         self._key = key
+        self._read: dict[str, Callback] = {}
+        """The data read last, checked (a press is read twice: to know its table's
+        order, then by its handler)."""
 
     @property
     def signed(self) -> bool:
@@ -808,6 +814,19 @@ class CallbackCodec:
         """The callback that ``data`` encodes; ``BadCallback`` on anything else.
         ``verify=False`` skips the signature's check, for data this codec has just encoded
         itself (never for data that came from outside)."""
+        if isinstance(data, str):
+            known = self._read.get(data)
+            if known is not None:
+                return known
+            found = self._decode(data, verify)
+            if verify:
+                if len(self._read) >= READ_REMEMBERED:
+                    self._read.clear()
+                self._read[data] = found
+            return found
+        return self._decode(data, verify)
+
+    def _decode(self, data: object, verify: bool) -> Callback:
         if isinstance(data, bytes | bytearray):
             try:
                 data = bytes(data).decode("ascii")

@@ -187,6 +187,24 @@ def test_own_data_is_read_without_checking_the_signature_again() -> None:
         SIGNED.decode(PLAIN.encode(cb.Take(5, 6)), verify=False)  # still a signed format
 
 
+def test_data_read_again_is_remembered_only_once_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    codec = CallbackCodec(b"a key of at least sixteen bytes!")
+    data = codec.encode(cb.Tap(5, 6, Card.parse("7S")))
+    forged = data.replace("1t.5.6", "1t.5.7")
+    # read unchecked first (own data): a later checked read still refuses the forgery
+    assert codec.decode(forged, verify=False) == cb.Tap(5, 7, Card.parse("7S"))
+    for _ in range(2):
+        with pytest.raises(BadCallback):
+            codec.decode(forged)
+    first = codec.decode(data)
+    assert codec.decode(data) is first  # checked once, remembered
+    monkeypatch.setattr(cb, "READ_REMEMBERED", 2)
+    for version in range(7, 10):
+        codec.decode(codec.encode(cb.Take(5, version)))
+    again = codec.decode(data)
+    assert again == first and again is not first  # forgotten beyond the bound, read anew
+
+
 @pytest.mark.parametrize(
     "data",
     [
