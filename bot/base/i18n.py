@@ -174,13 +174,25 @@ def tr(lang: Lang, key: str, /, **params: object) -> str:
     A plural entry picks its form by ``n``. A missing key or parameter raises ``KeyError``:
     the catalogs are complete and tested, so a miss is a programming error.
     """
+    if not params:
+        plain = _PLAIN.get((lang, key))
+        if plain is not None:
+            return plain
     entry = catalog(lang)[key]
     if not isinstance(entry, str):
         count = params.get("n")
         if not isinstance(count, int):
             raise KeyError(f"{key}: a plural entry needs an integer parameter n")
         entry = entry[plural_category(lang, count)]
-    return entry.format_map(params) if params else entry.format_map({})
+    if params:
+        return entry.format_map(params)
+    plain = _PLAIN[(lang, key)] = entry.format_map({})
+    return plain
+
+
+_PLAIN: dict[tuple[str, str], str] = {}
+"""The texts without parameters, worked out once (a catalog is read once and never
+changes)."""
 
 
 class Translator:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from bot.base.i18n import Lang, tr
 from engine import Event, Suit
@@ -143,6 +144,31 @@ def event_lines(
                 start -= 1
         shown += 1
     events = events[start:]
+    # the hands of one move and its table tell the same events: put in words once
+    key = (tuple((type(e), e) for e in events), tuple(players), lang, trump, limit)
+    try:
+        said = _SAID.get(key)
+    except TypeError:  # an event that cannot be a key: told each time
+        return _told(events, players, lang, trump, limit)
+    if said is None:
+        if len(_SAID) >= SAID_REMEMBERED:
+            _SAID.clear()
+        said = _SAID[key] = tuple(_told(events, players, lang, trump, limit))
+    return list(said)
+
+
+SAID_REMEMBERED: Final = 2048
+"""How many runs of events put in words are remembered."""
+_SAID: dict[object, tuple[str, ...]] = {}
+
+
+def _told(
+    events: Sequence[Event],
+    players: Sequence[Player],
+    lang: Lang,
+    trump: Suit | None,
+    limit: int,
+) -> list[str]:
     lines: list[str] = []
     draws: list[Drew] = []
 

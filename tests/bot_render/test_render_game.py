@@ -386,3 +386,23 @@ def test_the_last_event_lines_are_those_of_all_the_events() -> None:
         )
 
     check()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_events_told_again_are_told_alike_and_never_mistaken(lang: Lang) -> None:
+    from bot.render.events import event_lines
+    from engine.actions import Passed, Taking
+
+    who = players(3)
+    # the same fields, another event: never the lines of the one told before
+    taking = event_lines([Taking(seat=1)], who, lang)
+    passed = event_lines([Passed(seat=1)], who, lang)
+    assert taking != passed
+    assert event_lines([Taking(seat=1)], who, lang) == taking
+    assert event_lines([Taking(seat=1)], who, lang, limit=0) == []
+    # another table's players: their names
+    other = [dataclasses.replace(p, name=p.name + "x") for p in who]
+    assert event_lines([Taking(seat=1)], other, lang) != taking
+    # the lines handed out are the caller's own to change
+    event_lines([Taking(seat=1)], who, lang).append("changed")
+    assert event_lines([Taking(seat=1)], who, lang) == taking
