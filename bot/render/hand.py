@@ -209,23 +209,29 @@ def _selection_keyboard(
 
 _SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.CLUBS, Suit.DIAMONDS)
 """Suits in the hand, black and red in turn; the trump suit goes last."""
+_SUIT_PLACE: Final = {int(suit): place for place, suit in enumerate(_SUIT_ORDER)}
 INERT: Final = "·{card}·"
 """How a card that cannot be played now is shown, when some card can."""
 
 
 def suit_groups(view: SeatView) -> list[list[Card]]:
     """The hand grouped by suit (trumps last, jokers after them), low to high within."""
-    trump = view.public.trump
+    trump = -1 if view.public.trump is None else int(view.public.trump)
     groups: dict[tuple[int, int], list[Card]] = {}
-    for card in view.hand:
+    # a card is the int rank * 4 + suit: in int order, low to high within a suit
+    for card in sorted(view.hand):
         if card.is_joker:
             key = (2, 0)
-        elif trump is not None and card.suit == trump:
+        elif card & 3 == trump:
             key = (1, 0)
         else:
-            key = (0, _SUIT_ORDER.index(card.suit))
-        groups.setdefault(key, []).append(card)
-    return [sorted(groups[k], key=lambda c: (c >> 2, c & 3)) for k in sorted(groups)]
+            key = (0, _SUIT_PLACE[card & 3])
+        found = groups.get(key)
+        if found is None:
+            groups[key] = [card]
+        else:
+            found.append(card)
+    return [groups[k] for k in sorted(groups)]
 
 
 def playable_cards(view: SeatView) -> frozenset[Card]:
@@ -242,12 +248,13 @@ def playable_cards(view: SeatView) -> frozenset[Card]:
 def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
     playable = playable_cards(view)
+    tap = codec.taps(t, v)
     taps = []
     for group in suit_groups(view):  # suit by suit, in rows of CARDS_PER_ROW
         for c in group:
             label = card_text(c)
             if c in playable:
-                taps.append(Button.cb(label, codec, cb.Tap(t, v, c)))
+                taps.append(Button(label, data=tap(c)))  # a card's text always fits
                 continue
             if playable:
                 label = INERT.format(card=label)  # visibly inert beside the playable ones

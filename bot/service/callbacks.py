@@ -810,6 +810,24 @@ class CallbackCodec:
             raise CallbackTooLong(f"{len(payload)} bytes > {MAX_BYTES}: {payload}")
         return payload
 
+    def taps(self, table: int, version: int) -> Callable[[Card], str]:
+        """The callback data of :class:`Tap` (``table``, ``version``, card) for each card of
+        a hand: what :meth:`encode` gives, with the part every card shares worked out once."""
+        if table < 0 or version < 0:
+            raise ValueError("a table and a version are non-negative")
+        prefix = f"{FORMAT}{Tap.KIND}.{_b36(table)}.{_b36(version)}."
+        key = self._key
+
+        def tap(card: Card) -> str:
+            payload = prefix + card.code
+            if key is not None:
+                payload = f"{payload}.{self._sign(payload)}"
+            if len(payload) > MAX_BYTES:
+                raise CallbackTooLong(f"{len(payload)} bytes > {MAX_BYTES}: {payload}")
+            return payload
+
+        return tap
+
     def decode(self, data: object, *, verify: bool = True) -> Callback:
         """The callback that ``data`` encodes; ``BadCallback`` on anything else.
         ``verify=False`` skips the signature's check, for data this codec has just encoded

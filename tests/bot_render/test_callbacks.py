@@ -187,6 +187,28 @@ def test_own_data_is_read_without_checking_the_signature_again() -> None:
         SIGNED.decode(PLAIN.encode(cb.Take(5, 6)), verify=False)  # still a signed format
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 36**5),
+    st.integers(0, 36**4),
+    st.sampled_from(list(deck(54))),
+    st.booleans(),
+)
+def test_a_hands_taps_are_encoded_as_each_tap_is(
+    table: int, version: int, card: Card, signed: bool
+) -> None:
+    codec = SIGNED if signed else PLAIN
+    assert codec.taps(table, version)(card) == codec.encode(cb.Tap(table, version, card))
+
+
+def test_taps_refuse_what_encode_refuses() -> None:
+    with pytest.raises(ValueError):
+        SIGNED.taps(-1, 0)
+    huge = SIGNED.taps(36**20, 36**20)
+    with pytest.raises(CallbackTooLong):
+        huge(Card.parse("7S"))
+
+
 def test_data_read_again_is_remembered_only_once_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     codec = CallbackCodec(b"a key of at least sixteen bytes!")
     data = codec.encode(cb.Tap(5, 6, Card.parse("7S")))
