@@ -204,7 +204,7 @@ def test_a_hands_taps_are_encoded_as_each_tap_is(
 def test_taps_refuse_what_encode_refuses() -> None:
     with pytest.raises(ValueError):
         SIGNED.taps(-1, 0)
-    huge = SIGNED.taps(36**20, 36**20)
+    huge = SIGNED.taps(36**25, 36**25)
     with pytest.raises(CallbackTooLong):
         huge(Card.parse("7S"))
 
