@@ -79,12 +79,29 @@ def _codes(cards: list[Card]) -> list[str]:
     return [c.code for c in cards]
 
 
+_RULES_DATA: dict[Rules, dict[str, Any]] = {}
+"""Each set of rules as JSON data, worked out once (rules are frozen; a table's game is
+saved with them at every move)."""
+
+
+def _rules_data(rules: Rules) -> dict[str, Any]:
+    try:
+        found = _RULES_DATA.get(rules)
+    except TypeError:  # rules that cannot be a key
+        return rules.model_dump(mode="json")
+    if found is None:
+        if len(_RULES_DATA) >= 256:
+            _RULES_DATA.clear()
+        found = _RULES_DATA[rules] = rules.model_dump(mode="json")
+    return found
+
+
 def game_to_json(game: Game) -> str:
     """The game as compact JSON (see :func:`game_from_json`)."""
     last = game._last_bout
     data: dict[str, Any] = {
         "format": FORMAT_VERSION,
-        "rules": game.rules.model_dump(mode="json"),
+        "rules": _rules_data(game.rules),
         "seed": game.seed,
         "hands": [_codes(h) for h in game.hands],
         "stock": _codes(game.stock),

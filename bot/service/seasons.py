@@ -42,5 +42,15 @@ class Season:
 
 def season_of(when: float) -> Season:
     """The season a Unix time falls in."""
+    global _last
+    since, until, season = _last
+    if since <= when < until:
+        return season  # asked at every move: the month it is now, worked out once
     moment = datetime.fromtimestamp(when, tz=UTC)
-    return Season(moment.year, moment.month)
+    season = Season(moment.year, moment.month)
+    _last = (season.since, season.until, season)
+    return season
+
+
+_last: tuple[float, float, Season] = (0.0, 0.0, Season(1970, 1))
+"""The season asked for last, with its first second and the first after it."""

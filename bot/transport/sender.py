@@ -362,9 +362,9 @@ class Publisher:
 
     def _start(self, slot: _Slot) -> None:
         if not self._closed and (slot.worker is None or slot.worker.done()):
-            slot.worker = asyncio.get_running_loop().create_task(
-                self._run(slot), name=f"publish {slot.key}"
-            )
+            # one name for all: a slot's key put in words at every send cost more than
+            # anything else of starting its worker
+            slot.worker = asyncio.get_running_loop().create_task(self._run(slot), name="publish")
 
     def _keep(self, task: asyncio.Task[None]) -> None:
         self._cleanups.add(task)

@@ -3,6 +3,9 @@ each player's group rating as shown at its start and its end."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bot.ratings.model import NEWCOMER
 from bot.service.seasons import Season, season_of
 from bot.store import Store
@@ -37,3 +40,15 @@ async def test_a_group_hears_of_a_season_once(store: Store) -> None:
     assert not await store.season_to_tell(GROUP, "2023-11")
     assert await store.season_to_tell(GROUP, "2023-12")
     assert await store.season_to_tell(-200, "2023-12"), "each group its own"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 4_102_444_800, allow_nan=False), min_size=1, max_size=20))
+def test_the_season_of_any_moment_asked_in_any_order_is_its_month(moments: list[float]) -> None:
+    from datetime import UTC, datetime
+
+    for when in moments:
+        month = datetime.fromtimestamp(when, tz=UTC)
+        found = season_of(when)
+        assert (found.year, found.month) == (month.year, month.month)
+        assert found.since <= when < found.until
