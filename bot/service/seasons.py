@@ -46,7 +46,8 @@ def season_of(when: float) -> Season:
     since, until, season = _last
     if since <= when < until:
         return season  # asked at every move: the month it is now, worked out once
-    moment = datetime.fromtimestamp(when, tz=UTC)
+    # whole seconds: the clock's rounding never carries a moment into the next month
+    moment = datetime.fromtimestamp(when // 1, tz=UTC)
     season = Season(moment.year, moment.month)
     _last = (season.since, season.until, season)
     return season
