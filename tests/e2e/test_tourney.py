@@ -123,7 +123,7 @@ def shown_points(text: str) -> dict[str, str]:
     """The standings' lines of a message: name → its points in words."""
     found = {}
     for line in text.splitlines():
-        m = re.match(r"^(?:🥇|🥈|🥉|\d+\.) (\S+) — ([^·]+) · ", line)
+        m = re.match(r"^(?:🥇|🥈|🥉|\d+\.) (.+?) — ([^·]+) · ", line)
         if m:
             found[m.group(1)] = m.group(2).strip()
     return found
@@ -238,6 +238,13 @@ async def test_open_tables_forged_buttons_and_the_next_game_between(tmp_path: Pa
             await tg.settle(quiet=0.3, timeout=10)
             assert query(db, "SELECT count(*) FROM tables")[0][0] == 1
             assert query(db, "SELECT count(*) FROM tournaments")[0][0] == 1
+            shown = [
+                m
+                for m in tg.bot_messages(table.group)
+                if any(kind_of(d) == "G" for d in callback_buttons(m)) and not m.deleted
+            ]
+            assert len(shown) == 1, "the sign-up moved below, once"
+            lobby = table.lobby = shown[0]
             # a forged number of games is refused
             parts = games_buttons(lobby)["3"].split(".")
             parts[3] = "4"
@@ -247,6 +254,7 @@ async def test_open_tables_forged_buttons_and_the_next_game_between(tmp_path: Pa
             assert (await press.answer(timeout=10)).text
             assert snapshot(db, table.table_id) == before
             await table.join_all()
+            join = table.lobby_button("j")
             await table.start()
             end = await finish_game(table, db, rng, 0)
             assert "after game 1 of 5" in end.plain_text, end.plain_text
@@ -258,8 +266,16 @@ async def test_open_tables_forged_buttons_and_the_next_game_between(tmp_path: Pa
             )
             assert query(db, "SELECT count(*) FROM tables")[0][0] == 1
             # Join on the old sign-up message: nobody comes in mid-tournament
-            press = await tg.press(ann, lobby, data=table.lobby_button("j"), force=True)
+            outsider = await tg.create_user("Zed", language_code="en")
+            await tg.add_member(table.group, outsider, by=ann)
+            before = snapshot(db, table.table_id)
+            press = await tg.press(outsider, lobby, data=join, force=True)
             assert (await press.answer(timeout=10)).text
+            assert (
+                stored(db, table.table_id).status != "finished"
+                or snapshot(db, table.table_id) == before
+            )
+            assert len(seats_of(db, table.table_id)) == 2, "nobody joins mid-tournament"
             await finish_game(table, db, rng, 1)
         assert tg.rate_limited == []
 
@@ -326,10 +342,13 @@ async def test_a_computer_player_scores_too(tmp_path: Path) -> None:
                 timeout=10,
             )
             await table.press(table.users[0], lobby, picker)
+            await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
+            await table.press(table.users[1], lobby, table.lobby_button("j"))
             await tg.wait_for(lambda: "3/6" in lobby.plain_text, timeout=10)
-            await table.join_all()
             await table.press(table.users[0], lobby, table.lobby_button("s"))
-            humans = {0: table.users[0], 1: table.users[1]}
+            humans = {0: table.users[0], 2: table.users[1]}
+            # seat by seat (the computer's, 1, is never pressed for)
+            table.users = [table.users[0], table.users[0], table.users[1]]
             for number in range(3):
                 await tg.wait_for(
                     lambda n=number: (
@@ -352,11 +371,13 @@ async def test_a_computer_player_scores_too(tmp_path: Path) -> None:
                         continue
                     presses = table.legal_presses(hand, st.game, seat)
                     if presses:
-                        await table.press(humans[seat], hand, rng.choice(presses))
+                        shown = callback_buttons(hand)
+                        user = humans[seat]
+                        await table.press(user, hand, rng.choice(presses))
                         await tg.wait_for(
-                            lambda v=st.version: (
+                            lambda v=st.version, u=user, b=shown: (
                                 stored(db, table.table_id).version != v
-                                or stored(db, table.table_id).status != "playing"
+                                or callback_buttons(table.hand(u)) != b
                             ),
                             timeout=10,
                         )
