@@ -106,10 +106,12 @@ async def finish_game(table: Table, db: Path, rng: random.Random, games_before: 
 
 
 def expected_points(db: Path, names: list[str]) -> dict[str, int]:
-    """Each player's tournament points in halves, worked out from the stored games."""
+    """Each player's tournament points in halves, worked out from the stored games (a
+    cancelled one counts nothing)."""
     totals: dict[str, int] = {}
     for game in replay_games(db):
-        assert game.result is not None
+        if game.result is None:
+            continue
         n = game.n
         halves = game_halves(
             Outcome.from_result(game.result), n, teams_of(game.rules.model_dump_json(), n)
@@ -390,4 +392,55 @@ async def test_a_computer_player_scores_too(tmp_path: Path) -> None:
             assert computer in shown_points(final.plain_text), final.plain_text
             want = expected_points(db, names)
             assert shown_points(final.plain_text) == {n: words(h) for n, h in want.items()}
+        assert tg.rate_limited == []
+
+
+async def test_a_restart_between_two_games_then_cancel(tmp_path: Path) -> None:
+    """The bot stops during the pause after game 1: the next process deals game 2 at the
+    same table; /cancel in the middle of it stops the tournament, says so, and keeps game
+    1 in the standings, with nobody champion."""
+    db = tmp_path / "durak.sqlite3"
+    rng = random.Random(17)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 3)
+        ann = table.users[0]
+        await english_group(db, table.group.id)
+        settings = settings_for(tg, db, tourney_pause=2.0)
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            await open_tourney(table)
+            await table.join_all()
+            await table.start()
+            first = await finish_game(table, db, rng, 0)
+            assert "after game 1 of 5" in first.plain_text
+        # stopped within the pause: game 1 over, game 2 not dealt
+        assert stored(db, table.table_id).status == "finished"
+        assert query(db, "SELECT status FROM tournaments") == [("running",)]
+        async with bot_running(tg, db, settings=settings):
+            await tg.wait_for(
+                lambda: (
+                    stored(db, table.table_id).game_no == 2
+                    and stored(db, table.table_id).status == "playing"
+                ),
+                timeout=15,
+                what="game 2 dealt by the new process",
+            )
+            await table.wait_latest(db)
+            await table.play_moves(db, rng, 2)
+            await tg.send_command(ann, table.group, "cancel")
+            stop = await tg.wait_for_message(
+                table.group, lambda m: "tournament was stopped" in m.plain_text, timeout=10
+            )
+            assert "after 1 of 5 games" in stop.plain_text and "Champion" not in stop.plain_text
+            names = [u.first_name for u in table.users]
+            want = expected_points(db, names)
+            assert shown_points(stop.plain_text) == {n: words(h) for n, h in want.items()}
+            assert query(db, "SELECT status, champion FROM tournaments") == [("cancelled", None)]
+            # nothing deals again, and the group may open a new table
+            await asyncio.sleep(2.5)
+            assert stored(db, table.table_id).status == "cancelled"
+            await tg.send_command(ann, table.group, "newgame")
+            await tg.wait_for(lambda: query(db, "SELECT count(*) FROM tables")[0][0] == 2, 10)
+            stats = await table.stats()
+            assert "🏆" not in stats.plain_text
         assert tg.rate_limited == []
