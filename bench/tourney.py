@@ -52,10 +52,18 @@ async def run(games: int, players: int, fast: bool, seed: int) -> None:
                 lobby = await open_tourney(table)
                 await table.press(table.users[0], lobby, games_buttons(lobby)[str(games)])
                 await tg.wait_for(lambda: f"✅ {games}" in games_buttons(lobby), timeout=30)
-                for user in table.users[1:]:
-                    await table.press(user, lobby, table.lobby_button("j"))
-                    await asyncio.sleep(0.05)
-                await tg.wait_for(lambda: f"{players}/6" in lobby.plain_text, timeout=60)
+                for seated, user in enumerate(table.users[1:], 2):
+                    # the lobby is edited at the group's pace: a Join drawn before the
+                    # last change is outdated, and pressed again once the lobby shows it
+                    while f"{seated}/6" not in lobby.plain_text:
+                        join = table.lobby_button("j")
+                        await table.press(user, lobby, join)
+                        await tg.wait_for(
+                            lambda n=seated, d=join: (
+                                f"{n}/6" in lobby.plain_text or table.lobby_button("j") != d
+                            ),
+                            timeout=60,
+                        )
                 await table.press(table.users[0], lobby, table.lobby_button("s"))
                 began = time.monotonic()
                 for number in range(games):

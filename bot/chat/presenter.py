@@ -128,7 +128,9 @@ class Presenter:
             timeout=rt.settings.api_timeout,
         )
         """The hands shown in the group, each to its holder alone."""
-        self.tourneys = TourneyDesk(rt, self, pause=rt.settings.tourney_pause)
+        self.tourneys = TourneyDesk(
+            rt, lang_of=self._group_lang, dealt=self.next_game, pause=rt.settings.tourney_pause
+        )
         """The tournaments: what follows each game's end, and the next deal."""
 
     # ------------------------------------------------------------------ helpers
@@ -254,10 +256,6 @@ class Presenter:
         lang = pick_lang(self._rt.settings.default_language, row.language if row else None)
         self._langs[live.row.chat_id] = lang
         return lang
-
-    async def group_lang(self, live: Live) -> Lang:
-        """The language the table's group is written to in."""
-        return await self._group_lang(live)
 
     async def user_lang(self, user_id: int) -> Lang:
         """The language to speak to a user in private: his /lang choice, else his

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
 from typing import TYPE_CHECKING
 
 from bot import render as r
@@ -31,7 +31,6 @@ from bot.store import StoreError, TableStatus, TourneyStatus
 from bot.transport.sender import Content
 
 if TYPE_CHECKING:
-    from bot.chat.presenter import Presenter
     from bot.chat.runtime import Runtime
 
 __all__ = ["TourneyDesk"]
@@ -42,9 +41,19 @@ log = logging.getLogger(__name__)
 class TourneyDesk:
     """The tournaments of one running bot: their ends and their next deals."""
 
-    def __init__(self, rt: Runtime, presenter: Presenter, pause: float = TOURNEY_PAUSE) -> None:
+    def __init__(
+        self,
+        rt: Runtime,
+        *,
+        lang_of: Callable[[Live], Awaitable[Lang]],
+        dealt: Callable[[Live], None],
+        pause: float = TOURNEY_PAUSE,
+    ) -> None:
+        """``lang_of``: the language of a table's group; ``dealt``: draws a table whose
+        next game was just dealt (the presenter's, which owns this desk)."""
         self._rt = rt
-        self._presenter = presenter
+        self._lang_of = lang_of
+        self._dealt = dealt
         self.pause = pause
         self._deals: dict[int, asyncio.TimerHandle] = {}
         self._runs: set[asyncio.Task[None]] = set()
@@ -172,7 +181,7 @@ class TourneyDesk:
         if ended is not None:
             await self._say(live, r.render_tourney_stop(ended, await self._lang(live)))
             return
-        self._presenter.next_game(live)
+        self._dealt(live)
 
     async def resume(self, shards: Collection[int] | None = None) -> None:
         """The tournaments between two games in ``shards`` (None: all), just taken up at
@@ -229,7 +238,7 @@ class TourneyDesk:
     # ------------------------------------------------------------------ helpers
 
     async def _lang(self, live: Live) -> Lang:
-        return await self._presenter.group_lang(live)
+        return await self._lang_of(live)
 
     async def _say(self, live: Live, text: str) -> None:
         self._rt.out.post(live.row.chat_id, Content(text), thread_id=live.row.thread_id)
