@@ -244,6 +244,8 @@ class TableService:
                     live = self._adopt(row)
                     await self._recall(live)
                 return live
+        if chat_id > 0 or is_private_chat(chat_id):
+            return None  # tournaments are played in groups only
         # a tournament between two games is open too: its next game is on its way
         for row in await self._store.tourneys_between(chat_id=chat_id):
             if row.thread_id == thread_id:

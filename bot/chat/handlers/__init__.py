@@ -1,8 +1,8 @@
 """Telegram handlers, split by what the user is doing; find a handler from what he pressed:
 
-* ``lobby`` — the group's table before a game: /newgame, /leave, /cancel (its buttons,
-  Join, Leave, Settings and their pages, computer players, Start, Rematch, are decided in
-  :mod:`bot.chat.presses`);
+* ``lobby`` — the group's table before a game: /newgame, /tournament, /leave, /cancel (its
+  buttons, Join, Leave, Settings and their pages, computer players, the number of a
+  tournament's games, Start, Rematch, are decided in :mod:`bot.chat.presses`);
 * ``hand`` — the private hand: /hand (its buttons are decided in :mod:`bot.chat.presses`);
 * ``solo`` — a game against the computer in private: /play, /leave, /cancel (and /leave at
   a private table);

@@ -1,6 +1,6 @@
-"""The group's table before and between games: /newgame, /leave, /cancel. The lobby's
-buttons (Join, Leave, Settings and their pages, computer players, Start, Rematch) are
-decided in :mod:`bot.chat.presses`.
+"""The group's table before and between games: /newgame, /tournament, /leave, /cancel. The
+lobby's buttons (Join, Leave, Settings and their pages, computer players, a tournament's
+number of games, Start, Rematch) are decided in :mod:`bot.chat.presses`.
 """
 
 from __future__ import annotations
