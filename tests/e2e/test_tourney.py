@@ -185,8 +185,8 @@ async def test_a_tournament_of_three_games_to_its_champion(tmp_path: Path) -> No
             await table.start()
 
             # Choosing the number of games after the start changes nothing.
-            answer = await table.press(ann, lobby, choose)
-            assert answer.text, "refused, with a reason"
+            press = await tg.press(ann, lobby, data=choose, force=True)
+            assert (await press.answer(timeout=10)).text, "refused, with a reason"
             assert query(db, "SELECT games, status FROM tournaments") == [(3, "running")]
 
             names = [u.first_name for u in table.users]
