@@ -80,11 +80,23 @@ async def run(games: int, players: int, mode: str, seed: int) -> None:
                         timeout=120,
                     )
                     while stored(db, table.table_id).game_no == number + 1:
-                        if not await table.move(db, rng):
-                            break
+                        try:
+                            if not await table.move(db, rng):
+                                break
+                        except TimeoutError as exc:
+                            # a hand late to show the state (a loaded machine): choose again
+                            print(f"  waited: {str(exc)[:60]}", flush=True)
                     await tg.wait_for(lambda n=number: len(game_ends(table)) > n, timeout=120)
                     end = game_ends(table)[number]
                     arrived[number + 1] = end.sent_at
+                    done_at = query(
+                        db,
+                        "SELECT finished_at FROM games WHERE table_id = ? AND game_no = ?",
+                        table.table_id,
+                        number + 1,
+                    )[0][0]
+                    lag = end.sent_at + time.time() - tg.world.clock() - done_at
+                    print(f"game {number + 1}: standings {lag * 1000:.0f} ms after the end")
                     print(
                         f"game {number + 1} over, {time.monotonic() - began:.0f} s in", flush=True
                     )
