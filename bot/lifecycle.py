@@ -91,6 +91,8 @@ async def post_init(app: Application) -> None:  # type: ignore[type-arg]
             presenter.adopt_messages(live)
             await presenter.redraw(live, [])
             log.info("table %s: game resumed", live.table_id)
+        # tournaments between two games: their next game is dealt after the pause
+        await presenter.tourneys.resume()
         await resume_updates(app, inbox)
     coach.start()
     rt.thinkers = Thinkers(rt.settings.ai_workers)

@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 from bot.chat.presenter import Presenter, _unschedule
+from bot.chat.tourneys import TourneyDesk
 
 
 def bare() -> Presenter:
@@ -18,6 +19,11 @@ def bare() -> Presenter:
     presenter._ai_jobs = {}
     presenter._runs = set()
     presenter._stopped = False
+    presenter.tourneys = TourneyDesk(
+        None,  # type: ignore[arg-type]  # its next deals are timers too, none pending here
+        lang_of=presenter._group_lang,
+        dealt=presenter.next_game,
+    )
     return presenter
 
 

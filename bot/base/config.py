@@ -241,6 +241,13 @@ class Settings(BaseSettings):
         description="Seconds a player waits alone for a quick game (/quick) before he is "
         "offered a game against the computer (or more waiting).",
     )
+    tourney_pause: float = Field(
+        6.0,
+        ge=0,
+        le=60,
+        description="Seconds between a tournament game's end and the next deal (time to read "
+        "the end and the standings).",
+    )
     ai_delay: float = Field(
         1.0,
         ge=0,

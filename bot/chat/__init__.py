@@ -11,6 +11,8 @@
 * ``quick`` — quick games: /quick, the waiting message, the passes over the queue, the
   reactions and blocks at private tables; ``invites`` — invitations into any chat through
   inline mode (and guest mode): the results offered, their Join, Leave, Start, Rematch;
+* ``tourneys`` — tournaments in a group: the standings joined to each game's end, the
+  next deal after a pause (at start-up and on a shard taken over too), an early end, a stop;
 * ``menus`` — the command menus and descriptions; ``chart`` — the /me chart's worker;
 * ``runtime`` — what the handlers, the pages and the processes share at run time.
 

@@ -84,6 +84,7 @@ SAYINGS: dict[str, str] = {
     "solo_only": "solo.alert.only_you",
     "as_channel": "err.as_channel",
     "no_solo": "solo.none",
+    "tourney_running": "tourney.alert.running",
 }
 
 

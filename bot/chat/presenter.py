@@ -21,13 +21,14 @@ from telegram.ext import Application
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
 from bot.chat.ingroup import InGroupHands
+from bot.chat.tourneys import TourneyDesk
 from bot.ratings.odds import Odds, odds_for, scope_for
 from bot.service import callbacks as cb
 from bot.service.reactions import Reactions
 from bot.service.seasons import season_of
 from bot.service.shards import NotHere
 from bot.service.tables import Live, Refused
-from bot.store import Invitation, Seat, StoreError, TableStatus
+from bot.store import Invitation, Seat, StoreError, TableStatus, TourneyStatus
 from bot.transport.inline import InlineFaces
 from bot.transport.sender import Content, Lazy, Priority
 from bot.transport.tasks import settle
@@ -130,6 +131,10 @@ class Presenter:
             timeout=rt.settings.api_timeout,
         )
         """The hands shown in the group, each to its holder alone."""
+        self.tourneys = TourneyDesk(
+            rt, lang_of=self._group_lang, dealt=self.next_game, pause=rt.settings.tourney_pause
+        )
+        """The tournaments: what follows each game's end, and the next deal."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -380,12 +385,15 @@ class Presenter:
             self._rt.out.post(chat, Content(text), thread_id=live.row.thread_id)
 
     async def _draw_lobby(self, live: Live, lang: Lang, *, fresh: bool = False) -> None:
+        tourney = None if live.own_chats else await self._rt.tables.tourney_of(live)
+        signing_up = tourney is not None and tourney.status == TourneyStatus.OPEN
         ctx = r.LobbyContext(
             table_id=live.table_id,
             version=live.version,
             creator=self._creator_name(live),
             codec=self._rt.codec,
             open_url=self._open_url(live),
+            tourney=tourney.games if signing_up and tourney is not None else None,
         )
         if live.solo:
             count, level = solo_opponents(live)
@@ -739,6 +747,12 @@ class Presenter:
         self._private[user_id] = True
         self.redraw_for(live, user_id, fresh=True)
 
+    def next_game(self, live: Live) -> None:
+        """A tournament's next game was dealt at its table: drawn in new messages below
+        the last game's end, the last game's left as they are."""
+        self._rt.out.forget(self._group_key(live))
+        self.game_started(live)
+
     def game_started(self, live: Live) -> None:
         """A new game: draw the table and send every hand (notifying the first mover)."""
         self._rt.views.changed(live)
@@ -794,11 +808,13 @@ class Presenter:
         if live.private:
             await self._announce_private_end(live, surrendered)
             return
-        tally = await self._rt.store.chat_stats(live.row.chat_id)
+        tourney = await self.tourneys.after_game(live) if not live.solo else None
+        tally = await self._rt.store.chat_stats(live.row.chat_id) if tourney is None else ()
         ctx = r.EndContext(
             table_id=live.table_id,
             version=live.version,
             tally=tally,
+            tourney=tourney,
             surrendered=surrendered,
             game_no=live.row.game_no,
             solo=live.solo,
@@ -936,6 +952,7 @@ class Presenter:
         self._waiting.pop(live.table_id, None)
         self._disarm(live)
         _unschedule(self._ai_jobs.pop(live.table_id, None))
+        self.tourneys.forget(live.table_id)
         self._rt.tables.forget(live.table_id)
         return under_way
 
@@ -1003,6 +1020,10 @@ class Presenter:
         lang = await self._group_lang(live)
         if live.game is not None and live.row.status == TableStatus.PLAYING:
             await self._draw_table(live, lang, fresh=True)
+        elif live.row.status == TableStatus.FINISHED:
+            # a tournament between two games: its next one is on its way
+            text = tr(lang, "tourney.between")
+            self._rt.out.post(live.row.chat_id, Content(text), thread_id=live.row.thread_id)
         else:
             await self._draw_lobby(live, lang, fresh=True)
 
@@ -1089,6 +1110,7 @@ class Presenter:
         """The bot stops: no clock, reminder or computer move starts any more; those that
         run now finish (their moves are saved and drawn), at most ``timeout`` seconds."""
         self._stopped = True
+        await self.tourneys.stop()
         for timers in (self._clocks, self._nudges, self._ai_jobs):
             for timer in timers.values():
                 _unschedule(timer)

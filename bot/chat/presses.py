@@ -33,7 +33,8 @@ from bot.chat.presenter import AI_LEVELS, Presenter
 from bot.chat.runtime import Runtime
 from bot.service import callbacks as cb
 from bot.service.tables import SOLO_OPPONENTS, Live, Refused
-from bot.store import Seat, TableStatus
+from bot.service.tourneys import TOURNEY_GAMES
+from bot.store import Seat, TableStatus, TourneyStatus
 from bot.transport.sender import Content
 from engine import Card
 from engine.actions import Action
@@ -261,11 +262,25 @@ async def decide_table(
     if isinstance(decoded, cb.Start):
         if not await may_manage_as(rt, bot, live, user.id):
             raise Refused("not_allowed")
+        tourney = await rt.tables.tourney_of(live)
+        if tourney is not None and tourney.status != TourneyStatus.OPEN:
+            raise Refused("tourney_running" if live.seat_of(user.id) is not None else "outdated")
         problem = r.lobby_problem(live.rules, len(live.row.seats), lang)
         if problem is not None:
             raise Refused("too_few_players", problem=problem)
-        await rt.tables.start(live, decoded.version)
+        if tourney is not None:
+            await rt.tables.start_tourney(live, decoded.version)
+        else:
+            await rt.tables.start(live, decoded.version)
         return Outcome(settle=[lambda: presenter.game_started(live)])
+    if isinstance(decoded, cb.TourneyGames):
+        if decoded.games not in TOURNEY_GAMES:
+            raise Refused("malformed")
+        if not await may_manage_as(rt, bot, live, user.id):
+            raise Refused("not_allowed")
+        await rt.tables.set_tourney_games(live, decoded.games, decoded.version)
+        games = tr(lang, "tourney.games", n=decoded.games)
+        return Outcome(text=tr(lang, "tourney.alert.games", games=games), settle=redraw)
     if isinstance(decoded, cb.Settings | cb.Option | cb.Lobby | cb.AiMenu):
         if decoded.version != live.version:
             raise Refused("outdated")

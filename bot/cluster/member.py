@@ -432,6 +432,8 @@ class Member:
                     await presenter.redraw(live, [])
             except StoreError as exc:
                 log.warning("table %s: not drawn again after the takeover: %s", live.table_id, exc)
+        # the tournaments of these shards between two games: dealt here now
+        await presenter.tourneys.resume({s for s in still if self._held.get(s) == epochs[s]})
         self.taken_over += len(taken)
         log.info(
             "cluster: shards %s taken, %d running tables (loaded in %.2f s, drawn again in %.2f s)",

@@ -96,6 +96,14 @@ from .texts import (
     render_nudge,
     render_start,
 )
+from .tourney import (
+    TourneyView,
+    points_text,
+    render_tourney_stop,
+    standings_lines,
+    tourney_games_row,
+    tourney_lobby_lines,
+)
 
 __all__ = [
     "EPHEMERAL_COMMANDS",
@@ -116,6 +124,7 @@ __all__ = [
     "SettingError",
     "TableContext",
     "TallyLike",
+    "TourneyView",
     "action_words",
     "alert",
     "apply_setting",
@@ -136,6 +145,7 @@ __all__ = [
     "options",
     "plain_clocks",
     "play_callback",
+    "points_text",
     "rating_text",
     "render_ai_picker",
     "render_blocked",
@@ -166,6 +176,7 @@ __all__ = [
     "render_stats",
     "render_table",
     "render_top",
+    "render_tourney_stop",
     "replay_link",
     "reply_markup",
     "resolve_play",
@@ -174,10 +185,13 @@ __all__ = [
     "season_name",
     "seconds_until",
     "selectable",
+    "standings_lines",
     "tap_refusal",
     "to_action",
     "to_markup",
     "top_keyboard",
+    "tourney_games_row",
+    "tourney_lobby_lines",
     "valid_values",
     "with_seats",
 ]

@@ -22,6 +22,7 @@ from .common import (
     short_name,
 )
 from .limits import fit_lines, visible_length
+from .tourney import TourneyView, tourney_lines
 
 __all__ = [
     "EndContext",
@@ -52,6 +53,8 @@ class TallyLike(Protocol):
     def draws(self) -> int: ...
     @property
     def points(self) -> int: ...
+    @property
+    def player(self) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,9 @@ class EndContext:
     """A private table's end, as this seat's player sees it in his chat: a new quick game
     instead of a rematch, and (``blocks``) a button to block each of the other players."""
     blocks: bool = True
+    tourney: TourneyView | None = None
+    """The game was one of a tournament's: its standings take the series tally's place,
+    and a rematch is offered only once it is over."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -95,14 +101,22 @@ def _figures(lang: Lang, points: int, games: int, durak: int, pogony: int, draws
 
 
 def tally_lines(
-    rows: Sequence[TallyLike], lang: Lang, limit: int = 20, budget: int = MAX_TEXT
+    rows: Sequence[TallyLike],
+    lang: Lang,
+    limit: int = 20,
+    budget: int = MAX_TEXT,
+    wins: Mapping[str, int] | None = None,
 ) -> list[str]:
-    """One line per player, best first: points, games, times durak (pogony), draws; at
-    most ``limit`` of them and no more than ``budget`` units take, then "and N more"."""
+    """One line per player, best first: points, games, times durak (pogony), draws, and
+    the tournaments he won (``wins``, by player key); at most ``limit`` of them and no more
+    than ``budget`` units take, then "and N more"."""
     lines = []
     for i, row in enumerate(_ranked(rows)):
         place = _MEDALS[i] if i < len(_MEDALS) else f"{i + 1}."
         stats = _figures(lang, row.points, row.games, row.durak, row.pogony, row.draws)
+        won = wins.get(row.player, 0) if wins else 0
+        if won:
+            stats += " · " + tr(lang, "tourney.wins", n=won)
         name = esc(short_name(row.name))
         lines.append(tr(lang, "tally.line", place=place, name=name, stats=stats))
     return fit_lines(lines, budget, lambda n: tr(lang, "tally.more", n=n), shown=limit)
@@ -179,7 +193,11 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
     winners = [s for s, p in enumerate(result.points) if p == 2]
     if winners and not result.draw:
         lines.append(tr(lang, "end.winners", names=_names(players, winners, lang)))
-    if ctx.tally:
+    if ctx.tourney is not None:
+        lines.append("")
+        budget = MAX_TEXT - visible_length("\n".join(lines)) - 1
+        lines += tourney_lines(ctx.tourney, lang, budget)
+    elif ctx.tally:
         title = tr(lang, "tally.title_games", n=ctx.games) if ctx.games else tr(lang, "tally.title")
         lines += ["", title]
         budget = MAX_TEXT - visible_length("\n".join(lines)) - 1
@@ -189,10 +207,12 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
         return Screen(text, _private_end_keyboard(players, lang, ctx, ctx.private_seat))
     again = tr(lang, "end.btn.play_again" if ctx.solo else "end.btn.rematch")
     row = [Button.cb(again, ctx.codec, cb.Rematch(ctx.table_id, ctx.version))]
+    if ctx.tourney is not None and not ctx.tourney.over:
+        row = []  # the tournament's next game is dealt by itself
     if ctx.game_no:
         replay = cb.ReplayOpen(ctx.table_id, ctx.game_no)
         row.append(Button.cb(tr(lang, "end.btn.replay"), ctx.codec, replay))
-    return Screen(text, Keyboard.of([row]))
+    return Screen(text, Keyboard.of([row]) if row else None)
 
 
 def _private_end_keyboard(
@@ -219,8 +239,14 @@ def render_cancelled(lang: Lang, by: str | None = None, *, lobby: bool = False) 
     return tr(lang, key)
 
 
-def render_stats(rows: Sequence[TallyLike], lang: Lang, chat_title: str = "") -> str:
-    """The /stats text: the chat's series, best first."""
+def render_stats(
+    rows: Sequence[TallyLike],
+    lang: Lang,
+    chat_title: str = "",
+    wins: Mapping[str, int] | None = None,
+) -> str:
+    """The /stats text: the chat's series, best first, with the tournaments each player
+    won there (``wins``, by player key)."""
     title = (
         tr(lang, "stats.title_chat", chat=esc(short_name(chat_title, 40)))
         if chat_title
@@ -230,4 +256,5 @@ def render_stats(rows: Sequence[TallyLike], lang: Lang, chat_title: str = "") ->
         return "\n".join([title, "", tr(lang, "stats.empty")])
     footer = tr(lang, "stats.footer")
     budget = MAX_TEXT - visible_length(f"{title}\n\n\n{footer}") - 1
-    return "\n".join([title, "", *tally_lines(rows, lang, limit=30, budget=budget), "", footer])
+    shown = tally_lines(rows, lang, limit=30, budget=budget, wins=wins)
+    return "\n".join([title, "", *shown, "", footer])

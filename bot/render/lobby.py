@@ -16,6 +16,7 @@ from engine.rules import TEAM_PLAYERS
 from .common import Button, Keyboard, Player, Screen, chunk, esc, name_of, short_name
 from .ratings import lobby_odds_lines
 from .rules_text import rules_summary
+from .tourney import tourney_games_row, tourney_lobby_lines
 
 __all__ = [
     "AI_LEVELS",
@@ -46,6 +47,8 @@ class LobbyContext:
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
     open_url: str | None = None
     """The Mini App's direct link to this table, if it has one."""
+    tourney: int | None = None
+    """A tournament's sign-up: the number of games chosen (None: a lobby for one game)."""
 
 
 def lobby_problem(rules: Rules, players: int, lang: Lang) -> str | None:
@@ -84,6 +87,8 @@ def render_lobby(
     button for each computer player)."""
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
     lines = [tr(lang, "lobby.title"), "", rules_summary(rules, lang), ""]
+    if ctx.tourney is not None:
+        lines[:1] = tourney_lobby_lines(ctx.tourney, lang)
     lines.append(tr(lang, "lobby.players", n=len(players), max=MAX_PLAYERS))
     if players:
         names = []
@@ -122,6 +127,8 @@ def render_lobby(
         if p.is_ai
     ]
     rows.extend(chunk(kicks, 3))
+    if ctx.tourney is not None:
+        rows.append(tourney_games_row(ctx.tourney, t, v, lang, codec))
     rows.append((Button.cb(tr(lang, "lobby.btn.start"), codec, cb.Start(t, v)),))
     if ctx.open_url:
         rows.append((Button.link(tr(lang, "table.btn.open_app"), ctx.open_url),))

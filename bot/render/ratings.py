@@ -145,6 +145,8 @@ class MePage:
     computer: RatingLike | None = None
     best: PartnerLike | None = None
     worst: PartnerLike | None = None
+    tourneys: int = 0
+    """Tournaments he won (in this group; in private, everywhere)."""
 
 
 def _partner_rank(p: PartnerLike) -> tuple[float, int]:
@@ -190,6 +192,8 @@ def render_me(page: MePage, lang: Lang) -> str:
         lines.append(tr(lang, "rating.me_overall", **_figures(lang, page.overall)))
     if page.computer is not None:
         lines.append(tr(lang, "rating.me_computer", **_figures(lang, page.computer)))
+    if page.tourneys:
+        lines.append(tr(lang, "tourney.me_wins", n=page.tourneys))
     for key, partner in (("rating.me_best", page.best), ("rating.me_worst", page.worst)):
         if partner is not None:
             lines.append(

@@ -26,7 +26,19 @@ __all__ = [
 Scope: TypeAlias = Literal["group", "private"]
 
 COMMANDS: Final[dict[Scope, tuple[str, ...]]] = {
-    "group": ("newgame", "hand", "leave", "cancel", "rules", "stats", "top", "me", "lang", "help"),
+    "group": (
+        "newgame",
+        "tournament",
+        "hand",
+        "leave",
+        "cancel",
+        "rules",
+        "stats",
+        "top",
+        "me",
+        "lang",
+        "help",
+    ),
     "private": (
         "start",
         "quick",

@@ -10,6 +10,8 @@
 * ``links`` — the Mini App's start token naming a table, and the links that carry it;
 * ``quick`` — the quick games' queue and how it pairs players; ``reactions`` — the quick
   reactions at private tables, one every few seconds;
+* ``tourneys`` — tournaments: a game's points by the order players went out, and the
+  standings of a tournament's games;
 * ``replay`` — finished games dealt again from their seed and log; ``coach`` and
   ``coach_worker`` — reviews of a player's moves in worker processes.
 

@@ -84,6 +84,7 @@ __all__ = [
     "Throw",
     "Toggle",
     "Top",
+    "TourneyGames",
     "Transfer",
     "decode",
     "encode",
@@ -571,6 +572,15 @@ class ReplayStep:
     SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int")
 
 
+@dataclass(frozen=True, slots=True)
+class TourneyGames(_TableButton):
+    """A tournament's sign-up: play ``games`` games (one of 3, 5, 7, 10)."""
+
+    games: int
+    KIND: ClassVar[str] = "G"
+    SPEC: ClassVar[tuple[str, ...]] = ("int", "int", "int")
+
+
 # Solo (private) -------------------------------------------------------
 
 
@@ -665,7 +675,18 @@ class SetLang:
 
 
 LobbyCallback: TypeAlias = (
-    Join | Leave | Start | Lobby | AiMenu | AddAi | Kick | Settings | Option | SetOption | SoloSetup
+    Join
+    | Leave
+    | Start
+    | Lobby
+    | AiMenu
+    | AddAi
+    | Kick
+    | Settings
+    | Option
+    | SetOption
+    | SoloSetup
+    | TourneyGames
 )
 HandCallback: TypeAlias = (
     Tap
@@ -737,6 +758,7 @@ _KINDS: Final[tuple[type[Callback], ...]] = (
     Quick,
     Invite,
     Top,
+    TourneyGames,
 )
 _BY_KIND: Final[dict[str, type[Callback]]] = {k.KIND: k for k in _KINDS}
 assert len(_BY_KIND) == len(_KINDS), "callback kinds must be distinct"

@@ -22,6 +22,7 @@ from bot.service.inbox import handled_update
 from bot.service.replay import recent_moves
 from bot.service.shards import NotHere
 from bot.store import (
+    GameRecord,
     Outcome,
     Seat,
     StaleVersionError,
@@ -29,6 +30,8 @@ from bot.store import (
     StoreError,
     TableRow,
     TableStatus,
+    Tourney,
+    TourneyStatus,
     is_private_chat,
     shard_of,
 )
@@ -78,6 +81,10 @@ class Live:
     events: deque[tuple[int, Event]] = field(default_factory=lambda: deque(maxlen=EVENTS_KEPT))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     deadline: float | None = None
+    tourney: Tourney | None = None
+    """The tournament at this table, as last read (see ``tourney_known``)."""
+    tourney_known: bool = False
+    """Whether ``tourney`` was read from the store (a table's is read once, when asked)."""
 
     @property
     def table_id(self) -> int:
@@ -237,6 +244,12 @@ class TableService:
                     live = self._adopt(row)
                     await self._recall(live)
                 return live
+        if chat_id > 0 or is_private_chat(chat_id):
+            return None  # tournaments are played in groups only
+        # a tournament between two games is open too: its next game is on its way
+        for row in await self._store.tourneys_between(chat_id=chat_id):
+            if row.thread_id == thread_id:
+                return self._tables.get(row.table_id) or self._adopt(row)
         return None
 
     # ------------------------------------------------------------------ lobby
@@ -298,6 +311,7 @@ class TableService:
     async def join(self, live: Live, seat: Seat, version: int | None = None) -> None:
         """Seat a user (or a computer player) in the lobby."""
         self._check_lobby(live, version)
+        await self._check_signing_up(live)
         if seat.user_id is not None and live.seat_of(seat.user_id) is not None:
             raise Refused("already_seated")
         if len(live.row.seats) >= MAX_SEATS:
@@ -321,6 +335,7 @@ class TableService:
     async def remove_seat(self, live: Live, index: int, version: int | None = None) -> None:
         """Remove seat ``index`` (a computer player, by the creator or an admin)."""
         self._check_lobby(live, version)
+        await self._check_signing_up(live)
         if not 0 <= index < len(live.row.seats):
             raise Refused("outdated")
         seats = [s for i, s in enumerate(live.row.seats) if i != index]
@@ -339,6 +354,7 @@ class TableService:
     async def set_rules(self, live: Live, rules: Rules, version: int | None = None) -> None:
         """Change the lobby's rules."""
         self._check_lobby(live, version)
+        await self._check_signing_up(live)
         await self._update_lobby(live, rules=rules)
 
     def previous_result(self, live: Live) -> Result | None:
@@ -354,6 +370,7 @@ class TableService:
             raise Refused("game_running" if live.row.status == TableStatus.PLAYING else "gone")
         if version is not None and version != live.version:
             raise Refused("rematch_old")
+        await self._check_signing_up(live)
         self._tables[live.table_id] = live
         await self._update_lobby(live, creator_id=creator, reopen=True)
         log.info("table %s chat %s: rematch lobby", live.table_id, live.row.chat_id)
@@ -406,6 +423,119 @@ class TableService:
             seed,
         )
         return game
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def tourney_of(self, live: Live) -> Tourney | None:
+        """The tournament at the table (read from the store the first time it is asked)."""
+        if not live.tourney_known:
+            live.tourney = await self._store.tourney(live.table_id)
+            live.tourney_known = True
+        return live.tourney
+
+    async def _fresh_tourney(self, live: Live) -> Tourney | None:
+        live.tourney = await self._store.tourney(live.table_id)
+        live.tourney_known = True
+        return live.tourney
+
+    async def _check_signing_up(self, live: Live) -> None:
+        """Refuse a change of seats or rules at a table whose tournament has started: its
+        players are those who started it (a leaver goes, nobody comes)."""
+        tourney = await self.tourney_of(live)
+        if tourney is not None and tourney.status == TourneyStatus.RUNNING:
+            raise Refused("tourney_running")
+
+    async def open_tourney(self, live: Live, games: int) -> Tourney:
+        """Make a lobby just opened a tournament's sign-up."""
+        live.tourney = await self._store.open_tourney(live.table_id, live.row.chat_id, games)
+        live.tourney_known = True
+        return live.tourney
+
+    async def set_tourney_games(self, live: Live, games: int, version: int) -> None:
+        """Choose the number of games while signing up."""
+        tourney = await self.tourney_of(live)
+        if tourney is None or live.row.status != TableStatus.LOBBY:
+            raise Refused("outdated")
+        if tourney.status != TourneyStatus.OPEN:
+            raise Refused("tourney_running")
+        if version != live.version:
+            raise Refused("outdated")
+        # a new version: the buttons drawn before the choice are outdated
+        await self._update_lobby(live)
+        if not await self._store.set_tourney_games(live.table_id, games):
+            await self._fresh_tourney(live)
+            raise Refused("tourney_running")
+        await self._fresh_tourney(live)
+
+    async def start_tourney(self, live: Live, version: int | None = None) -> Game:
+        """Start a tournament's first game. The tournament is marked started first, so
+        that a crash between the two leaves it to be dealt at the next start-up."""
+        tourney = await self.tourney_of(live)
+        if tourney is None or tourney.status != TourneyStatus.OPEN:
+            raise Refused("tourney_running")
+        self._check_lobby(live, version)
+        if not await self._store.start_tourney(live.table_id, live.row.game_no + 1):
+            await self._fresh_tourney(live)
+            raise Refused("tourney_running")
+        try:
+            game = await self.start(live, version)
+        except Refused:
+            await self._store.unstart_tourney(live.table_id)
+            await self._fresh_tourney(live)
+            raise
+        await self._fresh_tourney(live)
+        return game
+
+    async def tourney_leave(self, live: Live, user_id: int) -> None:
+        """A player left the table of a running tournament: he scores no more."""
+        tourney = await self.tourney_of(live)
+        if tourney is None or tourney.status != TourneyStatus.RUNNING:
+            return
+        seat = live.seat_of(user_id)
+        player = live.row.seats[seat].player if seat is not None else f"u:{user_id}"
+        live.tourney = await self._store.tourney_leave(live.table_id, player)
+
+    def tourney_seats(self, live: Live) -> tuple[Seat, ...]:
+        """Who plays the tournament's next game: the table's seats but those who left."""
+        gone = set(live.tourney.gone) if live.tourney is not None else set()
+        return tuple(s for s in live.row.seats if s.player not in gone)
+
+    async def next_tourney_game(self, live: Live) -> Game:
+        """Deal a running tournament's next game at its table (finished, or a lobby on the
+        way): those who left stand up first."""
+        tourney = await self._fresh_tourney(live)
+        if tourney is None or tourney.status != TourneyStatus.RUNNING:
+            raise Refused("outdated")
+        if live.row.status == TableStatus.FINISHED:
+            self._tables[live.table_id] = live
+            await self._update_lobby(live, seats=self.tourney_seats(live), reopen=True)
+        elif live.row.status == TableStatus.LOBBY and self.tourney_seats(live) != live.row.seats:
+            await self._update_lobby(live, seats=self.tourney_seats(live))
+        return await self.start(live)
+
+    async def end_tourney(
+        self, live: Live, status: TourneyStatus, champion: Seat | None = None
+    ) -> bool:
+        """End the tournament (done, with its champion; or cancelled): True for the one
+        call that ended it."""
+        ended = await self._store.end_tourney(live.table_id, status, champion)
+        await self._fresh_tourney(live)
+        return ended
+
+    async def tourney_games(self, live: Live) -> list[GameRecord]:
+        """The tournament's games played so far, with their results."""
+        tourney = await self.tourney_of(live)
+        return await self._store.tourney_games(tourney) if tourney is not None else []
+
+    async def tourneys_between(self, shards: Sequence[int] | None = None) -> list[Live]:
+        """The tables of running tournaments between two games (in ``shards``, if given):
+        what start-up or a process taking shards over deals the next game of."""
+        found = []
+        for row in await self._store.tourneys_between(shards):
+            if self.holds is not None and not self.holds(row.chat_id):
+                continue
+            found.append(self._tables.get(row.table_id) or self._adopt(row))
+        return found
 
     # ------------------------------------------------------------------ playing
 

@@ -32,6 +32,9 @@ from bot.store.models import (
     TableRow,
     TableStatus,
     TallyRow,
+    Tourney,
+    TourneyStatus,
+    TourneyWin,
     Unset,
     UserRow,
     Waiting,
@@ -357,4 +360,51 @@ class Store(Protocol):
 
     async def season_to_tell(self, chat_id: int, season: str) -> bool:
         """Whether the group is yet to be told of the season before ``season`` (once)."""
+        ...
+
+    async def open_tourney(self, table_id: int, chat_id: int, games: int) -> Tourney:
+        """A tournament of ``games`` games at a table (its lobby just opened): signing up."""
+        ...
+
+    async def tourney(self, table_id: int) -> Tourney | None:
+        """The tournament at a table, if one was ever opened there."""
+        ...
+
+    async def set_tourney_games(self, table_id: int, games: int) -> bool:
+        """Change the number of games while signing up; False once it started or ended."""
+        ...
+
+    async def start_tourney(self, table_id: int, first_game: int) -> bool:
+        """Signing up is over: its first game is the table's game ``first_game``."""
+        ...
+
+    async def unstart_tourney(self, table_id: int) -> None:
+        """Its first game could not be dealt after all: signing up again."""
+        ...
+
+    async def tourney_leave(self, table_id: int, player: str) -> Tourney | None:
+        """A player left a running tournament: he scores no more."""
+        ...
+
+    async def end_tourney(
+        self, table_id: int, status: TourneyStatus, champion: Seat | None = None
+    ) -> bool:
+        """End a tournament: True for the one call that ended it."""
+        ...
+
+    async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:
+        """A tournament's games with a result, in order."""
+        ...
+
+    async def tourneys_between(
+        self, shards: Collection[int] | None = None, chat_id: int | None = None
+    ) -> list[TableRow]:
+        """The tables of running tournaments between two games."""
+        ...
+
+    async def tourney_wins(
+        self, *, chat_id: int | None = None, user_id: int | None = None
+    ) -> list[TourneyWin]:
+        """The tournaments won by people, in ``chat_id`` and by ``user_id`` if given, oldest
+        first: who won, where, when (what the achievements read)."""
         ...

@@ -53,6 +53,9 @@ from bot.store.models import (
     TableRow,
     TableStatus,
     TallyRow,
+    Tourney,
+    TourneyStatus,
+    TourneyWin,
     Unset,
     UserRow,
     Waiting,
@@ -71,6 +74,11 @@ log = logging.getLogger(__name__)
 _TABLE_COLUMNS: Final = (
     "table_id, chat_id, thread_id, status, creator_id, seats, rules, game_no, seed, game, "
     "version, moves, group_message_id, hand_message_ids, deadline, created_at, updated_at"
+)
+_TABLE_COLUMNS_T: Final = ", ".join(f"t.{c.strip()}" for c in _TABLE_COLUMNS.split(","))
+_TOURNEY_COLUMNS: Final = (
+    "table_id, chat_id, games, status, first_game, gone, champion, champion_user, "
+    "champion_name, created_at, finished_at"
 )
 _GAME_COLUMNS: Final = (
     "table_id, game_no, chat_id, seed, rules, seats, started_at, finished_at, outcome, final_game"
@@ -112,6 +120,22 @@ def _table_row(r: Sequence[Any]) -> TableRow:
         deadline=r[14],
         created_at=r[15],
         updated_at=r[16],
+    )
+
+
+def _tourney(r: Sequence[Any]) -> Tourney:
+    return Tourney(
+        table_id=int(r[0]),
+        chat_id=int(r[1]),
+        games=int(r[2]),
+        status=TourneyStatus(r[3]),
+        first_game=int(r[4]),
+        gone=tuple(json.loads(r[5])),
+        champion=r[6],
+        champion_user=None if r[7] is None else int(r[7]),
+        champion_name=r[8],
+        created_at=float(r[9]),
+        finished_at=None if r[10] is None else float(r[10]),
     )
 
 
@@ -360,7 +384,7 @@ class SqlStore:
                 "WHERE chat_id = ?",
                 (new, old),
             )
-            for table in ("games", "game_players"):
+            for table in ("games", "game_players", "tournaments"):
                 yield Fetch(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?", (new, old))
             yield Fetch(
                 "INSERT INTO tallies (chat_id, player, user_id, name, games, durak, pogony, "
@@ -1327,6 +1351,155 @@ class SqlStore:
             returning="chat_id",
         )
         return bool(rows)
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def open_tourney(self, table_id: int, chat_id: int, games: int) -> Tourney:
+        """A tournament of ``games`` games at a table (its lobby just opened): signing up."""
+        now = self._clock()
+        await self._write_one(
+            "INSERT INTO tournaments (table_id, chat_id, games, created_at) VALUES (?, ?, ?, ?)",
+            (table_id, chat_id, games, now),
+        )
+        found = await self.tourney(table_id)
+        assert found is not None
+        return found
+
+    async def tourney(self, table_id: int) -> Tourney | None:
+        """The tournament at a table, if one was ever opened there."""
+        rows = await self._fetch(
+            f"SELECT {_TOURNEY_COLUMNS} FROM tournaments WHERE table_id = ?", (table_id,)
+        )
+        return _tourney(rows[0]) if rows else None
+
+    async def set_tourney_games(self, table_id: int, games: int) -> bool:
+        """Change the number of games while signing up; False once it started or ended."""
+        rows = await self._write_one(
+            "UPDATE tournaments SET games = ? WHERE table_id = ? AND status = 'open'",
+            (games, table_id),
+            returning="table_id",
+        )
+        return bool(rows)
+
+    async def start_tourney(self, table_id: int, first_game: int) -> bool:
+        """Signing up is over: its first game is the table's game ``first_game``. False if
+        it was not signing up (started already, or ended)."""
+        rows = await self._write_one(
+            "UPDATE tournaments SET status = 'running', first_game = ? "
+            "WHERE table_id = ? AND status = 'open'",
+            (first_game, table_id),
+            returning="table_id",
+        )
+        return bool(rows)
+
+    async def unstart_tourney(self, table_id: int) -> None:
+        """Its first game could not be dealt after all: signing up again."""
+        await self._write_one(
+            "UPDATE tournaments SET status = 'open', first_game = 0 "
+            "WHERE table_id = ? AND status = 'running'",
+            (table_id,),
+        )
+
+    async def tourney_leave(self, table_id: int, player: str) -> Tourney | None:
+        """A player (``u:<id>``, ``ai:<name>``) left a running tournament: he scores no
+        more. The tournament as it is now (None: no such tournament)."""
+
+        def body() -> Body[None]:
+            rows = yield Fetch(
+                "SELECT gone FROM tournaments WHERE table_id = ? AND status = 'running'",
+                (table_id,),
+            )
+            if not rows:
+                return
+            gone = list(json.loads(rows[0][0]))
+            if player not in gone:
+                gone.append(player)
+                yield Fetch(
+                    "UPDATE tournaments SET gone = ? WHERE table_id = ?",
+                    (json.dumps(gone, ensure_ascii=False), table_id),
+                )
+
+        await self._write(body)
+        return await self.tourney(table_id)
+
+    async def end_tourney(
+        self,
+        table_id: int,
+        status: TourneyStatus,
+        champion: Seat | None = None,
+    ) -> bool:
+        """End a tournament (``done``, with its ``champion``, or ``cancelled``): True for
+        the one call that ended it, False if it had ended already."""
+        if status not in (TourneyStatus.DONE, TourneyStatus.CANCELLED):
+            raise ValueError(f"a tournament ends done or cancelled, not {status}")
+        rows = await self._write_one(
+            "UPDATE tournaments SET status = ?, champion = ?, champion_user = ?, "
+            "champion_name = ?, finished_at = ? "
+            "WHERE table_id = ? AND status IN ('open', 'running')",
+            (
+                status.value,
+                champion.player if champion is not None else None,
+                champion.user_id if champion is not None else None,
+                champion.name if champion is not None else None,
+                self._clock(),
+                table_id,
+            ),
+            returning="table_id",
+        )
+        return bool(rows)
+
+    async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:
+        """A tournament's games with a result, in order (a cancelled one has none)."""
+        if tourney.first_game <= 0:
+            return []
+        rows = await self._fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE table_id = ? AND game_no >= ? "
+            "AND game_no <= ? AND outcome IS NOT NULL ORDER BY game_no",
+            (tourney.table_id, tourney.first_game, tourney.last_game),
+        )
+        return [_game_record(r) for r in rows]
+
+    async def tourneys_between(
+        self, shards: Collection[int] | None = None, chat_id: int | None = None
+    ) -> list[TableRow]:
+        """The tables of running tournaments between two games (their table finished, or
+        a lobby again on its way to the next deal), in ``shards`` or ``chat_id`` if given:
+        what start-up, or a process taking a shard over, deals the next game of."""
+        where, params = _among(shard_sql("t.chat_id"), shards)
+        if where is None:
+            return []
+        args: list[Any] = list(params)
+        if chat_id is not None:
+            where += " AND t.chat_id = ?"
+            args.append(chat_id)
+        rows = await self._fetch(
+            f"SELECT {_TABLE_COLUMNS_T} FROM tables AS t JOIN tournaments AS o "
+            "ON o.table_id = t.table_id WHERE o.status = 'running' "
+            f"AND t.status IN ('lobby', 'finished'){where} ORDER BY t.table_id",
+            args,
+        )
+        return [_table_row(r) for r in rows]
+
+    async def tourney_wins(
+        self, *, chat_id: int | None = None, user_id: int | None = None
+    ) -> list[TourneyWin]:
+        """The tournaments won (by people: a computer player's wins are not kept here), in
+        ``chat_id`` and by ``user_id`` if given, oldest first: who won, where, when."""
+        sql = (
+            "SELECT o.chat_id, o.table_id, o.champion_user, "
+            "coalesce(u.name, o.champion_name), o.finished_at FROM tournaments AS o "
+            "LEFT JOIN users AS u ON u.user_id = o.champion_user "
+            "WHERE o.champion_user IS NOT NULL AND o.status = 'done'"
+        )
+        params: list[Any] = []
+        if chat_id is not None:
+            sql += " AND o.chat_id = ?"
+            params.append(chat_id)
+        if user_id is not None:
+            sql += " AND o.champion_user = ?"
+            params.append(user_id)
+        rows = await self._fetch(sql + " ORDER BY o.finished_at, o.table_id", params, long=True)
+        return [TourneyWin(int(r[0]), int(r[1]), int(r[2]), r[3] or "", float(r[4])) for r in rows]
 
 
 PairsLike = Iterable[tuple[Waiting, Waiting]]

@@ -133,6 +133,9 @@ QUICK_GAMES = (
 )
 """Migration 9's description."""
 
+TOURNAMENTS = "tournaments: a table's games played as one, their number, who left, the champion"
+"""Migration 10's description."""
+
 EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
 """Tables that describe the processes running now, not the bot's data: a copy of the
 database leaves them out."""
@@ -480,6 +483,35 @@ MIGRATIONS: tuple[Migration, ...] = (
                 season  TEXT NOT NULL
             ){without_rowid}
             """,
+        ),
+    ),
+    Migration(
+        10,
+        TOURNAMENTS,
+        (
+            # A tournament at a table: its games follow one another (``first_game`` is the
+            # table's game number of the first, 0 before the start); the standings come
+            # from those games' stored results. ``gone``: the players (``u:<id>``,
+            # ``ai:<name>``) who left, as a JSON list. Status: open (sign-up), running,
+            # done, cancelled.
+            """
+            CREATE TABLE tournaments (
+                table_id      {id} PRIMARY KEY,
+                chat_id       {id} NOT NULL,
+                games         INTEGER NOT NULL,
+                status        TEXT NOT NULL DEFAULT 'open',
+                first_game    INTEGER NOT NULL DEFAULT 0,
+                gone          TEXT NOT NULL DEFAULT '[]',
+                champion      TEXT,
+                champion_user {id},
+                champion_name TEXT,
+                created_at    {real} NOT NULL,
+                finished_at   {real}
+            )
+            """,
+            "CREATE INDEX tournaments_by_chat ON tournaments (chat_id, status)",
+            "CREATE INDEX tournaments_won ON tournaments (champion_user) "
+            "WHERE champion_user IS NOT NULL",
         ),
     ),
 )

@@ -449,3 +449,54 @@ class SeasonRow:
     def change(self) -> int:
         """How much his shown rating moved in the season."""
         return self.after - self.before
+
+
+class TourneyStatus(StrEnum):
+    """Where a tournament is in its life."""
+
+    OPEN = "open"
+    """Signing up: its table is a lobby."""
+    RUNNING = "running"
+    """Started: its games follow one another at its table."""
+    DONE = "done"
+    """Over: every game played, or ended early (fewer than two players left)."""
+    CANCELLED = "cancelled"
+    """Stopped by /cancel: the games played stay, nobody is champion."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tourney:
+    """A tournament at a table: ``games`` games there, one after another, scored by the
+    order players go out. Its standings come from its games' stored results (the table's
+    games ``first_game`` .. ``first_game + games - 1``)."""
+
+    table_id: int
+    chat_id: int
+    games: int
+    status: TourneyStatus
+    first_game: int
+    """The table's game number of its first game (0 before it started)."""
+    gone: tuple[str, ...]
+    """The players (``u:<id>``, ``ai:<name>``) who left it: they score nothing more."""
+    champion: str | None
+    """The winner's player key, once it is over (None: not over, cancelled, or no games)."""
+    champion_user: int | None
+    champion_name: str | None
+    created_at: float
+    finished_at: float | None
+
+    @property
+    def last_game(self) -> int:
+        """The table's game number of its last game."""
+        return self.first_game + self.games - 1
+
+
+@dataclass(frozen=True, slots=True)
+class TourneyWin:
+    """A tournament won: by ``user_id`` in ``chat_id`` at ``at`` (its table ``table_id``)."""
+
+    chat_id: int
+    table_id: int
+    user_id: int
+    name: str
+    at: float

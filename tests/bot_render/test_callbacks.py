@@ -70,6 +70,7 @@ def samples(table: int = 17, version: int = 3) -> list[cb.Callback]:
         cb.Quick("computer"),
         cb.Invite("again", "perevodnoy", 4, 2**52, "ru"),
         cb.Top("season"),
+        cb.TourneyGames(t, v, 10),
     ]
 
 

@@ -84,6 +84,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
     ("overall-rate", {**GOOD, "DURAK_OVERALL_RATE": "-3"}, "DURAK_OVERALL_RATE"),
     ("api-timeout", {**GOOD, "DURAK_API_TIMEOUT": "0"}, "DURAK_API_TIMEOUT"),
     ("notify-after", {**GOOD, "DURAK_NOTIFY_AFTER": "soon"}, "DURAK_NOTIFY_AFTER"),
+    ("tourney-pause", {**GOOD, "DURAK_TOURNEY_PAUSE": "61"}, "DURAK_TOURNEY_PAUSE"),
     ("ai-delay", {**GOOD, "DURAK_AI_DELAY": "-1"}, "DURAK_AI_DELAY"),
     ("quick-wait", {**GOOD, "DURAK_QUICK_WAIT": "0"}, "DURAK_QUICK_WAIT"),
     ("ai-workers", {**GOOD, "DURAK_AI_WORKERS": "-1"}, "DURAK_AI_WORKERS"),

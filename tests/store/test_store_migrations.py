@@ -37,7 +37,8 @@ def seed_v1(db: sqlite3.Connection, *, last_played: str = "") -> None:
     db.executescript(
         f"""
         INSERT INTO chats VALUES (-100, 'ru', NULL, 5, 10.0);
-        INSERT INTO users VALUES (1, 'Alice', 'en', 1, 10.0);
+        INSERT INTO users (user_id, name, language, can_message, updated_at)
+            VALUES (1, 'Alice', 'en', 1, 10.0);
         INSERT INTO tables (table_id, chat_id, thread_id, status, creator_id, seats, rules,
             game_no, seed, game, version, moves, group_message_id, hand_message_ids,
             deadline, last_seat, last_action, created_at, updated_at)
@@ -167,6 +168,22 @@ def seed_v8(db: sqlite3.Connection) -> None:
     seed_v7(db, fast=True)
 
 
+def seed_v9(db: sqlite3.Connection) -> None:
+    """A database as version 9 left it: version 8's data, a player waiting for a quick game,
+    a block, an invitation's private table and the season a group was last told of."""
+    seed_v8(db)
+    db.executescript(
+        """
+        INSERT INTO quick_queue (user_id, name, lang, rating, since, offer_at, offered,
+            message_id) VALUES (1, 'Alice', 'en', 25.0, 60.0, 120.0, 0, 900);
+        INSERT INTO blocks VALUES (2, 1, 61.0);
+        UPDATE users SET quick_last = 2 WHERE user_id = 1;
+        INSERT INTO invitations VALUES ('inl-1', 3, 'ru', 'podkidnoy', 2, 1, 62.0);
+        INSERT INTO seasons_told VALUES (-100, '2026-11');
+        """
+    )
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
@@ -177,6 +194,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: seed_v6,
     7: seed_v7,
     8: seed_v8,
+    9: seed_v9,
 }
 
 
@@ -268,15 +286,37 @@ async def check_upgraded(store: Store, version: int) -> None:
         assert await store.pending_updates([1, 2]) == []
     if version >= 7:
         await check_v7_data(store)
+    if version >= 9:
+        await check_v9_data(store)
     await check_quick_games(store)
+    await check_tourneys(store)
+
+
+async def check_v9_data(store: Store) -> None:
+    """Version 9's queue, block, invitation and season told, read through today's store."""
+    waiting = await store.quick_waiting(1)
+    assert waiting is not None and (waiting.message_id, waiting.last_opponent) == (900, 2)
+    assert await store.blocked(2) == [1]
+    invitation = await store.invitation("inl-1")
+    assert invitation is not None and (invitation.table_id, invitation.size) == (3, 2)
+    assert not await store.season_to_tell(-100, "2026-11"), "told already"
+    assert await store.season_to_tell(-100, "2026-12")
+
+
+async def check_tourneys(store: Store) -> None:
+    """Version 10's tournaments: none after an upgrade, and working on the old tables."""
+    assert await store.tourney_wins() == []
+    assert await store.tourneys_between() == []
+    opened = await store.open_tourney(1, -100, 3)
+    assert opened.games == 3 and await store.tourney(1) == opened
 
 
 async def check_quick_games(store: Store) -> None:
     """Version 9's queue and blocks, empty after an upgrade, and working."""
-    assert await store.quick_waiting(1) is None
-    assert await store.blocked(1) == []
-    await store.block(1, 2)
-    assert await store.blocked(1) == [2]
+    assert await store.quick_waiting(5) is None
+    assert await store.blocked(5) == []
+    await store.block(5, 2)
+    assert await store.blocked(5) == [2]
 
 
 async def check_v7_data(store: Store) -> None:

@@ -1,8 +1,8 @@
 """Telegram handlers, split by what the user is doing; find a handler from what he pressed:
 
-* ``lobby`` — the group's table before a game: /newgame, /leave, /cancel (its buttons,
-  Join, Leave, Settings and their pages, computer players, Start, Rematch, are decided in
-  :mod:`bot.chat.presses`);
+* ``lobby`` — the group's table before a game: /newgame, /tournament, /leave, /cancel (its
+  buttons, Join, Leave, Settings and their pages, computer players, the number of a
+  tournament's games, Start, Rematch, are decided in :mod:`bot.chat.presses`);
 * ``hand`` — the private hand: /hand (its buttons are decided in :mod:`bot.chat.presses`);
 * ``solo`` — a game against the computer in private: /play, /leave, /cancel (and /leave at
   a private table);
@@ -53,7 +53,7 @@ from bot.chat.handlers.commands import (
     cmd_stats,
 )
 from bot.chat.handlers.hand import cmd_hand, cmd_hand_group
-from bot.chat.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame
+from bot.chat.handlers.lobby import cmd_cancel, cmd_leave, cmd_newgame, cmd_tournament
 from bot.chat.handlers.quick import cmd_quick
 from bot.chat.handlers.ratings import cmd_me, cmd_top
 from bot.chat.handlers.solo import cmd_play, cmd_solo_stop
@@ -66,7 +66,7 @@ from bot.transport.ordering import default_key
 
 __all__ = ["install", "order_key"]
 
-PERSONAL = ("newgame", "leave", "cancel", "lang")
+PERSONAL = ("newgame", "tournament", "leave", "cancel", "lang")
 """Group commands that act for the person who sends them (seat him, check his rights)."""
 
 
@@ -85,6 +85,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     by_channel = group & filters.SenderChat.CHANNEL
     app.add_handler(CommandHandler(PERSONAL, cmd_as_channel, filters=by_channel))
     app.add_handler(CommandHandler("newgame", cmd_newgame, filters=group))
+    app.add_handler(CommandHandler("tournament", cmd_tournament, filters=group))
     app.add_handler(CommandHandler("leave", cmd_leave, filters=group))
     app.add_handler(CommandHandler("cancel", cmd_cancel, filters=group))
     app.add_handler(CommandHandler("stats", cmd_stats))
@@ -100,7 +101,7 @@ def install(app: Application, rt: Runtime) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("quick", cmd_quick, filters=private))
     app.add_handler(CommandHandler("replay", cmd_replay, filters=private))
     app.add_handler(CommandHandler(["leave", "cancel"], cmd_solo_stop, filters=private))
-    app.add_handler(CommandHandler("newgame", cmd_group_only, filters=private))
+    app.add_handler(CommandHandler(["newgame", "tournament"], cmd_group_only, filters=private))
     app.add_handler(CommandHandler(["play", "replay", "quick"], cmd_private_only, filters=group))
     app.add_handler(ChatMemberHandler(on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, on_migrate))

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -67,7 +68,8 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)
-    reply(rt, message, r.render_stats(rows, lang, chat.title or ""), html=True)
+    wins = Counter(f"u:{won.user_id}" for won in await rt.store.tourney_wins(chat_id=chat.id))
+    reply(rt, message, r.render_stats(rows, lang, chat.title or "", wins), html=True)
 
 
 def quick_games_as_one(rows: Sequence[TallyRow]) -> list[TallyRow]:

@@ -146,6 +146,7 @@ async def cmd_me(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         for row in [row for scope, row in rows.items() if scope < 0][:GROUPS_SHOWN]:
             groups.append((await presenter.title(row.scope), row))
     best, worst = r.best_and_worst(await store.partners(user.id))
+    won = await store.tourney_wins(user_id=user.id)
     page = r.MePage(
         name=display_name(user),
         here=here,
@@ -154,6 +155,7 @@ async def cmd_me(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         computer=rows.get(VS_COMPUTER),
         best=best,
         worst=worst,
+        tourneys=len([w for w in won if not group or w.chat_id == chat.id]),
     )
     text = r.render_me(page, lang)
     scopes = (chat.id, OVERALL) if group else (OVERALL, VS_COMPUTER)
