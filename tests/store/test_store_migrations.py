@@ -18,6 +18,7 @@ from bot.store import (
     KeptUpdate,
     Outcome,
     SchemaTooNewError,
+    Seat,
     SqliteStore,
     Store,
     TableStatus,
@@ -37,7 +38,8 @@ def seed_v1(db: sqlite3.Connection, *, last_played: str = "") -> None:
     db.executescript(
         f"""
         INSERT INTO chats VALUES (-100, 'ru', NULL, 5, 10.0);
-        INSERT INTO users VALUES (1, 'Alice', 'en', 1, 10.0);
+        INSERT INTO users (user_id, name, language, can_message, updated_at)
+            VALUES (1, 'Alice', 'en', 1, 10.0);
         INSERT INTO tables (table_id, chat_id, thread_id, status, creator_id, seats, rules,
             game_no, seed, game, version, moves, group_message_id, hand_message_ids,
             deadline, last_seat, last_action, created_at, updated_at)
@@ -167,6 +169,37 @@ def seed_v8(db: sqlite3.Connection) -> None:
     seed_v7(db, fast=True)
 
 
+QUICK_TABLE = -(2**52) - 7
+"""Version 9's sample quick game: a private table's chat."""
+QUICK_SEATS = seats_to_json([Seat.human(5, "Eve"), Seat.human(6, "Fay")])
+
+
+def seed_v9(db: sqlite3.Connection) -> None:
+    """A database as version 9 left it: version 8's data, a queue, a block, an invitation,
+    a season told, and a quick game of Eve's and Fay's, counted, that Eve won (and Fay
+    was its durak)."""
+    seed_v8(db)
+    outcome = Outcome((1,), False, False, (2, 0), (0,)).to_json()
+    db.executescript(
+        f"""
+        INSERT INTO quick_queue VALUES (3, 'Cid', 'en', 25.0, 60.0, 120.0, 0, NULL);
+        INSERT INTO blocks VALUES (5, 3, 61.0);
+        INSERT INTO invitations VALUES ('inl', 8, 'en', 'podkidnoy', 2, 1, 62.0);
+        INSERT INTO seasons_told VALUES (-100, '1970-01');
+        INSERT INTO tables (table_id, chat_id, status, creator_id, seats, rules, game_no,
+            seed, game, version, moves, created_at, updated_at)
+        VALUES (7, {QUICK_TABLE}, 'finished', 5, '{QUICK_SEATS}', '{{}}', 1, 5, 'end', 7, 6,
+            63.0, 70.0);
+        INSERT INTO games VALUES (7, 1, {QUICK_TABLE}, 5, '{{}}', '{QUICK_SEATS}', 63.0, 70.0,
+            '{outcome}', 'end');
+        INSERT INTO game_players VALUES
+            (7, 1, 0, {QUICK_TABLE}, 'u:5', 5, 2, 0, 0, 0, 2, 70.0),
+            (7, 1, 1, {QUICK_TABLE}, 'u:6', 6, 2, 1, 0, 0, 0, 70.0);
+        INSERT INTO rated_games VALUES (100, 7, 1, 1, NULL);
+        """
+    )
+
+
 SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     0: lambda db: None,
     1: seed_v1,
@@ -177,6 +210,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: seed_v6,
     7: seed_v7,
     8: seed_v8,
+    9: seed_v9,
 }
 
 
@@ -269,6 +303,24 @@ async def check_upgraded(store: Store, version: int) -> None:
     if version >= 7:
         await check_v7_data(store)
     await check_quick_games(store)
+    if version >= 9:
+        await check_v9_data(store)
+
+
+async def check_v9_data(store: Store) -> None:
+    """Version 9's data upgraded: its counted quick game gave what its result earns (its
+    feats unknown: nothing that needs the log); version 9's rows are all there."""
+    assert [a.code for a in await store.achievements_of(5)] == ["first_win", "quick_win"]
+    assert [(a.code, a.game_id, a.earned_at) for a in await store.achievements_of(6)] == [
+        ("first_durak", 100, 70.0)
+    ]
+    assert await store.quick_waiting(3) is not None
+    assert await store.invitation_of(8) is not None
+    assert await store.blocked(5) == [3]
+    # the tournament's achievement, given once
+    assert await store.award_tournament([5, 6], 80.0) == [5, 6]
+    assert await store.award_tournament([6], 81.0) == []
+    assert "tournament" in [a.code for a in await store.achievements_of(6)]
 
 
 async def check_quick_games(store: Store) -> None:
