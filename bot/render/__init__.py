@@ -10,6 +10,12 @@ May import: ``bot.service`` (the callback codec), ``bot.base`` (the words),
 
 from __future__ import annotations
 
+from .achievements import (
+    AchievementLike,
+    achievement_title,
+    earned_lines,
+    me_achievement_lines,
+)
 from .common import (
     Button,
     Keyboard,
@@ -102,6 +108,7 @@ __all__ = [
     "INVITE_GAMES",
     "INVITE_SIZES",
     "SOLO_COUNTS",
+    "AchievementLike",
     "Button",
     "Choice",
     "CoachNote",
@@ -116,6 +123,7 @@ __all__ = [
     "SettingError",
     "TableContext",
     "TallyLike",
+    "achievement_title",
     "action_words",
     "alert",
     "apply_setting",
@@ -123,6 +131,7 @@ __all__ = [
     "bot_commands",
     "callback_problem",
     "card_text",
+    "earned_lines",
     "esc",
     "event_line",
     "event_lines",
@@ -131,6 +140,7 @@ __all__ = [
     "join_link",
     "leads_of",
     "lobby_problem",
+    "me_achievement_lines",
     "offers",
     "option_by_token",
     "options",

@@ -11,6 +11,7 @@ from bot.base.i18n import Lang, tr
 from bot.service import callbacks as cb
 from engine import Result
 
+from .achievements import earned_lines
 from .common import (
     MAX_TEXT,
     Button,
@@ -74,6 +75,8 @@ class EndContext:
     """A private table's end, as this seat's player sees it in his chat: a new quick game
     instead of a rematch, and (``blocks``) a button to block each of the other players."""
     blocks: bool = True
+    earned: Sequence[tuple[int, Sequence[str]]] = ()
+    """The achievements the game just gave: ``(seat, codes)`` of each player."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -179,6 +182,7 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
     winners = [s for s, p in enumerate(result.points) if p == 2]
     if winners and not result.draw:
         lines.append(tr(lang, "end.winners", names=_names(players, winners, lang)))
+    lines += earned_lines(ctx.earned, players, lang)
     if ctx.tally:
         title = tr(lang, "tally.title_games", n=ctx.games) if ctx.games else tr(lang, "tally.title")
         lines += ["", title]
