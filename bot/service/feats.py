@@ -64,7 +64,8 @@ def _six(card: Card) -> bool:
 
 def feats_of(start: Game, actions: Iterable[Action], final: str | None = None) -> tuple[int, ...]:
     """Each seat's feats in the game dealt as ``start`` and played by ``actions`` (all 0
-    if they do not apply, or do not end in ``final``, the stored end, when given)."""
+    if they do not apply, or do not end in ``final``, the stored end, when given). Of a
+    game not over, the feats so far."""
     game = start.copy()
     n = game.players
     none = (0,) * n
@@ -116,11 +117,14 @@ def feats_of(start: Game, actions: Iterable[Action], final: str | None = None) -
     except (ValueError, IllegalAction, InvalidState, IndexError, KeyError):
         log.warning("a log that does not replay: no feats", exc_info=True)
         return none
-    if game.result is None or (final is not None and game.to_json() != final):
+    if final is not None and game.to_json() != final:
         return none
-    durak = set(game.result.durak_team or ()) | (
-        {game.result.durak} if game.result.durak is not None else set()
-    )
+    result = game.result
+    durak: set[int] = set()
+    if result is not None:
+        durak = set(result.durak_team or ()) | (
+            {result.durak} if result.durak is not None else set()
+        )
     for seat in range(n):
         if takes[seat] == 0:
             found[seat] |= NO_TAKE
