@@ -27,7 +27,9 @@ from bot.ratings.achievements import (
     earn,
 )
 
-WON = Line(players=3, durak=False, draw=False, first=False, team=False, beat_hard=False, quick=False)
+WON = Line(
+    players=3, durak=False, draw=False, first=False, team=False, beat_hard=False, quick=False
+)
 LOST = replace(WON, durak=True)
 
 
