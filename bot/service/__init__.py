@@ -9,7 +9,8 @@
 * ``links`` — the Mini App's start token naming a table, and the links that carry it;
 * ``quick`` — the quick games' queue and how it pairs players; ``reactions`` — the quick
   reactions at private tables, one every few seconds;
-* ``replay`` — finished games dealt again from their seed and log; ``coach`` and
+* ``replay`` — finished games dealt again from their seed and log; ``feats`` — what a
+  game's log says of each seat, for the achievements; ``coach`` and
   ``coach_worker`` — reviews of a player's moves in worker processes.
 
 May import: ``bot.base``, ``bot.store``, ``bot.ratings`` and the engine. Must not import

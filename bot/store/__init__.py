@@ -26,7 +26,8 @@ One store, two databases. The map:
   version table and migration lock.
 - ``migrations.py``: one numbered list for both databases, each statement written once
   with the dialect's words in braces, its data steps bodies like the store's;
-  ``ratings.py`` and ``rating_rows.py``: the ratings' loading and rows, once.
+  ``ratings.py`` and ``rating_rows.py``: the ratings' loading and rows, once;
+  ``achievements.py``: the achievements given at a game's end and rebuilt, once.
 - ``copy.py``: ``python -m bot.store.copy``, a database copied SQLite to PostgreSQL or
   back; ``config.py``: where the database is; ``opening.py``: ``await``/``async with``.
 
