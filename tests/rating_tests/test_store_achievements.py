@@ -211,3 +211,27 @@ def test_rebuilding_gives_the_same_set_as_game_by_game_on_both_backends(
 
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(run(SqliteDatabase(Path(folder) / "db.sqlite3")))
+
+
+async def test_two_processes_finishing_at_once_give_what_one_would(
+    postgres_store_url: str,
+) -> None:
+    """Two stores on one PostgreSQL database (two processes) finish the same players'
+    games at the same moments: the ratings' lock orders them, so every game counts once in
+    each player's progress and the set is what a rebuild gives."""
+    db = PostgresDatabase(postgres_store_url)
+    async with db.open() as one, db.open() as two:
+
+        async def games(store: Store, durak: int) -> None:
+            for _ in range(6):
+                await logged_game(
+                    store, (ANN, BOB, CID), ordered(durak, 3), feats=(KNOWN, KNOWN, KNOWN)
+                )
+
+        await asyncio.gather(games(one, 0), games(two, 1))
+        progress = await db.query("SELECT user_id, games FROM achievement_progress ORDER BY 1")
+        assert [tuple(r) for r in progress] == [(1, 12), (2, 12), (3, 12)]
+        assert await codes(one, 3) == ["calm_10", "first_win", "games_10"]
+        before = await dump(db)
+        await one.rebuild_achievements()
+        assert await dump(db) == before
