@@ -449,6 +449,8 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
     rng = random.Random(11)
     finish: list[float] = []
     finish_cpu: list[float] = []
+    listing: list[float] = []
+    listing_cpu: list[float] = []
     async with SqliteStore.open(path) as store:
         for r in range(reps):
             seats = tuple(Seat.human(u, f"Player {u}") for u in rng.sample(list(users), 6))
@@ -474,6 +476,11 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
             )
             finish.append(time.perf_counter() - start)
             finish_cpu.append(time.process_time() - cpu)
+        for user in rng.sample(list(users), reps):
+            start, cpu = time.perf_counter(), time.process_time()
+            await store.achievements_of(user)
+            listing.append(time.perf_counter() - start)
+            listing_cpu.append(time.process_time() - cpu)
     alone: list[float] = []
     alone_cpu: list[float] = []
     earning: list[float] = []
@@ -509,6 +516,7 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
     )
     print(f"store: its rating step alone (read, rate, write): {ms(alone, alone_cpu)}")
     print(f"store: its achievements step alone (read, earn, write): {ms(earning, earning_cpu)}")
+    print(f"store: a player's achievements, as /me reads them: {ms(listing, listing_cpu)}")
 
 
 async def answers(players: int, games: int, asks: int, folder: Path) -> None:
