@@ -22,9 +22,11 @@ one part). Seeded; prints figures and asserts nothing.
   no durak and are left out.
 - ``speed``: the model's time to rate one finished 6-player game, and the store's whole
   rating step inside the finishing transaction (target: ≤ 2 ms).
-- ``answers``: /top and /me (its chart included) answered by the real bot against the fake
-  Bot API server, with 10,000 players and 100,000 rated games in its database: the time
-  from the command to the bot's answer, p50 and p99 (target: p99 ≤ 300 ms).
+- ``answers``: /top and /me (its chart and its achievements included) answered by the real
+  bot against the fake Bot API server, with 10,000 players and 100,000 rated games in its
+  database (their achievements given by ``rebuild_achievements``, each seat with a few
+  feats at random): the time from the command to the bot's answer, p50 and p99 (target:
+  p99 ≤ 300 ms).
 
 The hard level plays with its search run to the end (no CPU-time cut), so a run is
 reproducible.
@@ -52,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "tests"))  # the fake Bot API
 
 
+from bot.ratings.achievements import FEATS, KNOWN
 from bot.ratings.model import (
     NEWCOMER,
     OVERALL,
@@ -63,6 +66,7 @@ from bot.ratings.model import (
     shown,
 )
 from bot.store import Outcome, Seat, SqliteStore
+from bot.store.achievements import award_game
 from bot.store.models import seats_to_json
 from bot.store.ratings import rate_game
 from bot.store.sqlite import SQLITE
@@ -383,7 +387,8 @@ def build_database(
     path: Path, users: Sequence[int], groups: Sequence[tuple[int, Sequence[int]]], games: int
 ) -> None:
     """Users, groups and ``games`` finished games (2-6 of a group's members each, three
-    moves each in the log) written as the bot writes them, not rated yet."""
+    moves each in the log, each seat's line with feats drawn at random) written as the bot
+    writes them, not rated yet."""
     rng = random.Random(7)
     con = sqlite3.connect(path)
     con.executemany(
@@ -394,6 +399,7 @@ def build_database(
     numbers: Counter[int] = Counter()
     game_rows = []
     action_rows = []
+    player_rows = []
     at = 1_700_000_000.0
     for _ in range(games):
         index = rng.randrange(len(groups))
@@ -414,6 +420,13 @@ def build_database(
         game_rows.append(
             (table, numbers[table], chat, 1, "{}", seats, at - 600, at, outcome.to_json(), "end")
         )
+        for s, u in enumerate(seated):
+            feats = KNOWN | sum(bit for bit in FEATS[1:] if rng.random() < 0.05)
+            lost = int(s in outcome.durak_seats)
+            draw, points = int(outcome.draw), outcome.points[s]
+            player_rows.append(
+                (table, numbers[table], s, chat, f"u:{u}", u, n, lost, 0, draw, points, at, feats)
+            )
         log = [(s, json.dumps({"type": "pass", "seat": s})) for _ in range(3) for s in range(n)]
         action_rows += [(table, numbers[table], i + 1, s, a, at) for i, (s, a) in enumerate(log)]
     con.executemany(
@@ -423,6 +436,9 @@ def build_database(
     )
     con.executemany("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
     con.executemany("INSERT INTO actions VALUES (?, ?, ?, ?, ?, ?)", action_rows)
+    con.executemany(
+        "INSERT INTO game_players VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", player_rows
+    )
     con.commit()
     con.close()
 
@@ -433,6 +449,8 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
     rng = random.Random(11)
     finish: list[float] = []
     finish_cpu: list[float] = []
+    listing: list[float] = []
+    listing_cpu: list[float] = []
     async with SqliteStore.open(path) as store:
         for r in range(reps):
             seats = tuple(Seat.human(u, f"Player {u}") for u in rng.sample(list(users), 6))
@@ -458,8 +476,15 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
             )
             finish.append(time.perf_counter() - start)
             finish_cpu.append(time.process_time() - cpu)
+        for user in rng.sample(list(users), reps):
+            start, cpu = time.perf_counter(), time.process_time()
+            await store.achievements_of(user)
+            listing.append(time.perf_counter() - start)
+            listing_cpu.append(time.process_time() - cpu)
     alone: list[float] = []
     alone_cpu: list[float] = []
+    earning: list[float] = []
+    earning_cpu: list[float] = []
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         last = conn.execute("SELECT max(table_id) FROM tables").fetchone()[0]
@@ -469,21 +494,29 @@ async def store_speed(path: Path, users: Sequence[int], reps: int = 200) -> None
             for sql in (
                 "DELETE FROM rated_games WHERE table_id = ?",
                 "DELETE FROM rating_history WHERE table_id = ?",
+                "DELETE FROM achievements WHERE game_id IN (SELECT seq FROM rated_games "
+                "WHERE table_id = ?)",
             ):
                 conn.execute(sql, (table_id,))
             start, cpu = time.perf_counter(), time.process_time()
             run_sync(conn, rate_game(SQLITE, table_id, 1))
             alone.append(time.perf_counter() - start)
             alone_cpu.append(time.process_time() - cpu)
+            start, cpu = time.perf_counter(), time.process_time()
+            run_sync(conn, award_game(SQLITE, table_id, 1))
+            earning.append(time.perf_counter() - start)
+            earning_cpu.append(time.process_time() - cpu)
             conn.execute("ROLLBACK")
     finally:
         conn.close()
 
     print(
-        "store: the finishing save of a 6-player game (result, tallies, ratings): "
-        f"{ms(finish, finish_cpu)}"
+        "store: the finishing save of a 6-player game (result, tallies, ratings, "
+        f"achievements): {ms(finish, finish_cpu)}"
     )
     print(f"store: its rating step alone (read, rate, write): {ms(alone, alone_cpu)}")
+    print(f"store: its achievements step alone (read, earn, write): {ms(earning, earning_cpu)}")
+    print(f"store: a player's achievements, as /me reads them: {ms(listing, listing_cpu)}")
 
 
 async def answers(players: int, games: int, asks: int, folder: Path) -> None:
@@ -511,10 +544,14 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
         async with SqliteStore.open(path) as store:
             start = time.perf_counter()
             counted, finished = await store.rebuild_ratings()
+            rated = time.perf_counter() - start
+            start = time.perf_counter()
+            holders, given = await store.rebuild_achievements()
             print(
                 f"database: {players} players, {len(groups)} groups, {finished} games "
-                f"written in {built:.0f} s; --rebuild rated {counted} in "
-                f"{time.perf_counter() - start:.0f} s",
+                f"written in {built:.0f} s; --rebuild rated {counted} in {rated:.0f} s; "
+                f"the achievements' rebuild gave {given} to {holders} players in "
+                f"{time.perf_counter() - start:.1f} s",
                 flush=True,
             )
         await store_speed(path, ids)
@@ -532,6 +569,7 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
             for command in ("top", "me"):
                 times: list[float] = []
                 cpu: list[float] = []
+                listed = 0
                 for i in range(asks + 3):
                     chat_id, members = rng.choice(groups)
                     user = rng.choice(members)
@@ -546,12 +584,15 @@ async def answers(players: int, games: int, asks: int, folder: Path) -> None:
                         cpu.append(time.process_time() - used)
                     if command == "me":
                         assert answer.photo is not None, answer.plain_text
+                        listed += "Achievements:" in answer.plain_text
                 print(
                     f"/{command}: {len(times)} answers, from the command to the answer: "
                     f"{ms(times, cpu)} (CPU of the bot and the fake server together"
                     f"{'; the chart is drawn in its worker' if command == 'me' else ''})",
                     flush=True,
                 )
+                if command == "me":
+                    print(f"/me: {listed} of {asks + 3} captions listed achievements", flush=True)
         await chart_cpu(path, ids, rng)
 
 

@@ -818,6 +818,7 @@ class Presenter:
             surrendered=surrendered,
             game_no=live.row.game_no,
             solo=live.solo,
+            earned=live.earned_by_seat(),
             codec=self._rt.codec,
         )
         screen = r.render_end(game.result, self._players(live), lang, ctx)
@@ -845,6 +846,7 @@ class Presenter:
                 private_seat=seat,
                 # friends invited play again from the invitation; strangers may block
                 blocks=not invited,
+                earned=live.earned_by_seat(),
             )
             screen = r.render_end(game.result, players, lang, ctx)
             self._rt.out.post(who.user_id, Content.of(screen))
@@ -925,6 +927,7 @@ class Presenter:
                 table_id=live.table_id,
                 version=live.version,
                 game_no=live.row.game_no,
+                earned=live.earned_by_seat(),
                 codec=self._rt.codec,
             )
             screen = r.render_invitation_end(game.result, players, lang, ctx, spec)

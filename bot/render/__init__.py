@@ -10,6 +10,12 @@ May import: ``bot.service`` (the callback codec), ``bot.base`` (the words),
 
 from __future__ import annotations
 
+from .achievements import (
+    AchievementLike,
+    achievement_title,
+    earned_lines,
+    me_achievement_lines,
+)
 from .common import (
     Button,
     Keyboard,
@@ -110,6 +116,7 @@ __all__ = [
     "INVITE_GAMES",
     "INVITE_SIZES",
     "SOLO_COUNTS",
+    "AchievementLike",
     "Button",
     "Choice",
     "CoachNote",
@@ -125,6 +132,7 @@ __all__ = [
     "TableContext",
     "TallyLike",
     "TourneyView",
+    "achievement_title",
     "action_words",
     "alert",
     "apply_setting",
@@ -132,6 +140,7 @@ __all__ = [
     "bot_commands",
     "callback_problem",
     "card_text",
+    "earned_lines",
     "esc",
     "event_line",
     "event_lines",
@@ -140,6 +149,7 @@ __all__ = [
     "join_link",
     "leads_of",
     "lobby_problem",
+    "me_achievement_lines",
     "offers",
     "option_by_token",
     "options",

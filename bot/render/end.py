@@ -11,6 +11,7 @@ from bot.base.i18n import Lang, tr
 from bot.service import callbacks as cb
 from engine import Result
 
+from .achievements import earned_lines
 from .common import (
     MAX_TEXT,
     Button,
@@ -80,6 +81,8 @@ class EndContext:
     tourney: TourneyView | None = None
     """The game was one of a tournament's: its standings take the series tally's place,
     and a rematch is offered only once it is over."""
+    earned: Sequence[tuple[int, Sequence[str]]] = ()
+    """The achievements the game just gave: ``(seat, codes)`` of each player."""
     codec: cb.CallbackCodec = field(default_factory=cb.CallbackCodec)
 
 
@@ -193,6 +196,7 @@ def render_end(result: Result, players: Sequence[Player], lang: Lang, ctx: EndCo
     winners = [s for s, p in enumerate(result.points) if p == 2]
     if winners and not result.draw:
         lines.append(tr(lang, "end.winners", names=_names(players, winners, lang)))
+    lines += earned_lines(ctx.earned, players, lang)
     if ctx.tourney is not None:
         lines.append("")
         budget = MAX_TEXT - visible_length("\n".join(lines)) - 1

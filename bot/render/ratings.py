@@ -12,6 +12,7 @@ from bot.ratings.model import PROVISIONAL_GAMES, Skill
 from bot.ratings.odds import Odds, SeatRating
 from bot.service import callbacks as cb
 
+from .achievements import AchievementLike, me_achievement_lines
 from .common import Button, Keyboard, Player, esc, name_of, short_name
 
 __all__ = [
@@ -147,6 +148,8 @@ class MePage:
     worst: PartnerLike | None = None
     tourneys: int = 0
     """Tournaments he won (in this group; in private, everywhere)."""
+    achievements: Sequence[AchievementLike] | None = None
+    """His achievements (None: not shown)."""
 
 
 def _partner_rank(p: PartnerLike) -> tuple[float, int]:
@@ -173,8 +176,13 @@ def render_me(page: MePage, lang: Lang) -> str:
     name = esc(short_name(page.name))
     rows = [page.overall, page.computer, *(row for _, row in page.groups)]
     here_row = page.here[1] if page.here is not None else None
+    earned = (
+        ["", *me_achievement_lines(page.achievements, lang)]
+        if page.achievements is not None
+        else []
+    )
     if here_row is None and not any(rows):
-        return tr(lang, "rating.me_empty", name=name)
+        return "\n".join([tr(lang, "rating.me_empty", name=name), *earned])
     lines = [tr(lang, "rating.me_title", name=name), ""]
     if page.here is not None:
         title, row, place = page.here
@@ -205,6 +213,7 @@ def render_me(page: MePage, lang: Lang) -> str:
                     n=partner.games,
                 )
             )
+    lines += earned
     lines += ["", tr(lang, "rating.footer")]
     return "\n".join(lines)
 

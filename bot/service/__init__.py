@@ -12,7 +12,8 @@
   reactions at private tables, one every few seconds;
 * ``tourneys`` — tournaments: a game's points by the order players went out, and the
   standings of a tournament's games;
-* ``replay`` — finished games dealt again from their seed and log; ``coach`` and
+* ``replay`` — finished games dealt again from their seed and log; ``feats`` — what a
+  game's log says of each seat, for the achievements; ``coach`` and
   ``coach_worker`` — reviews of a player's moves in worker processes.
 
 May import: ``bot.base``, ``bot.store``, ``bot.ratings`` and the engine. Must not import

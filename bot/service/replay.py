@@ -17,7 +17,7 @@ from engine import Game, Rules, action_from_dict
 from engine.actions import Action, Event
 from engine.errors import IllegalAction, InvalidState
 
-__all__ = ["Replay", "ReplayError", "load_replay", "recent_moves"]
+__all__ = ["Replay", "ReplayError", "deal_of", "load_replay", "recent_moves"]
 
 log = logging.getLogger(__name__)
 
@@ -117,11 +117,19 @@ async def recent_moves(store: Store, row: TableRow, kept: int) -> list[tuple[int
 async def _deal(store: Store, record: GameRecord) -> tuple[Rules, Game]:
     """A game's rules and its deal: from its seed and, for a series' later game, the
     previous game's result (which decides who leads)."""
-    rules = Rules.model_validate_json(record.rules)
-    previous = None
+    before = None
     if record.game_no > 1:
         before = await store.game_record(record.table_id, record.game_no - 1)
-        if before is not None and before.final_game is not None:
-            previous = Game.from_json(before.final_game).result
+    return deal_of(record, before.final_game if before is not None else None)
+
+
+def deal_of(record: GameRecord, previous_final: str | None) -> tuple[Rules, Game]:
+    """A game's rules and its deal, given the final state of the game before it at its
+    table (None: none, or it did not finish). Raises ``ValueError`` on stored text that
+    does not read."""
+    rules = Rules.model_validate_json(record.rules)
+    previous = None
+    if record.game_no > 1 and previous_final is not None:
+        previous = Game.from_json(previous_final).result
     start = Game.new(rules, players=len(record.seats), seed=record.seed, previous=previous)
     return rules, start

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.service.feats import finishing_feats
 from bot.service.inbox import handled_update
 from bot.service.replay import recent_moves
 from bot.service.shards import NotHere
@@ -85,6 +86,8 @@ class Live:
     """The tournament at this table, as last read (see ``tourney_known``)."""
     tourney_known: bool = False
     """Whether ``tourney`` was read from the store (a table's is read once, when asked)."""
+    earned: tuple[tuple[int, str], ...] = ()
+    """The achievements the last game's end gave: ``(user id, code)`` of each."""
 
     @property
     def table_id(self) -> int:
@@ -111,6 +114,15 @@ class Live:
         """Whether each player sees the table in his own private chat only (a game against
         the computer, a private table): no group message, his hand shows the table."""
         return self.row.chat_id > 0 or is_private(self.row)
+
+    def earned_by_seat(self) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        """The achievements the last game's end gave, by seat: ``(seat, codes)``."""
+        found: dict[int, list[str]] = {}
+        for user_id, code in self.earned:
+            seat = self.seat_of(user_id)
+            if seat is not None:
+                found.setdefault(seat, []).append(code)
+        return tuple((seat, tuple(codes)) for seat, codes in sorted(found.items()))
 
     def seat_of(self, user_id: int) -> int | None:
         """The seat of a user at this table, or None."""
@@ -413,6 +425,7 @@ class TableService:
         live.row = row
         live.game = game
         live.deadline = deadline
+        live.earned = ()
         live.events.clear()
         log.info(
             "table %s chat %s: game %s started, %s players, seed %s",
@@ -572,6 +585,14 @@ class TableService:
             raise Refused(f"illegal.{exc.reason}") from None
         deadline = self.deadline_for(live.rules, trial)
         outcome = Outcome.from_result(trial.result) if trial.result is not None else None
+        feats = None
+        if outcome is not None:  # what the log says of each seat, kept with the result
+            try:
+                feats = await finishing_feats(
+                    self._store, live.table_id, live.row.game_no, action, trial
+                )
+            except StoreError:
+                log.exception("table %s: the log was not read for the feats", live.table_id)
         # the press (or command) this move comes from is done in the move's transaction
         handling = handled_update()
         said = _action_json(action)
@@ -585,6 +606,7 @@ class TableService:
                 deadline=deadline,
                 outcome=outcome,
                 update_id=handling.update_id if handling is not None else None,
+                feats=feats,
             )
         except StaleVersionError:
             await self._reload(live)
@@ -596,6 +618,8 @@ class TableService:
             handling.done = True
         live.game = trial
         live.deadline = deadline
+        if outcome is not None:
+            live.earned = saved.earned
         live.row = _replace_row(
             live.row,
             version=saved.version,

@@ -26,7 +26,8 @@ One store, two databases. The map:
   version table and migration lock.
 - ``migrations.py``: one numbered list for both databases, each statement written once
   with the dialect's words in braces, its data steps bodies like the store's;
-  ``ratings.py`` and ``rating_rows.py``: the ratings' loading and rows, once.
+  ``ratings.py`` and ``rating_rows.py``: the ratings' loading and rows, once;
+  ``achievements.py``: the achievements given at a game's end and rebuilt, once.
 - ``copy.py``: ``python -m bot.store.copy``, a database copied SQLite to PostgreSQL or
   back; ``config.py``: where the database is; ``opening.py``: ``await``/``async with``.
 
@@ -81,6 +82,7 @@ from bot.store.models import (
     DAY,
     SHARDS,
     UNSET,
+    AchievementRow,
     ActionRow,
     ChatRow,
     GameRecord,
@@ -126,6 +128,7 @@ __all__ = [
     "SYNC_ENV",
     "UNSET",
     "URL_ENV",
+    "AchievementRow",
     "ActionRow",
     "ChatRow",
     "GameRecord",

@@ -7,12 +7,13 @@ the same guarantees, the ground for several processes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from bot.store.models import (
     DAY,
     UNSET,
+    AchievementRow,
     ActionRow,
     ChatRow,
     GameRecord,
@@ -177,8 +178,10 @@ class Store(Protocol):
         deadline: float | None = None,
         outcome: Outcome | None = None,
         update_id: int | None = None,
+        feats: Sequence[int] | None = None,
     ) -> Saved:
-        """New state + log line (+ result and tallies) in one compare-and-set transaction."""
+        """New state + log line (+ result, tallies, rating and achievements; ``feats``:
+        what the log says of each seat) in one compare-and-set transaction."""
         ...
 
     async def cancel_table(self, table_id: int, expected_version: int) -> int:
@@ -256,6 +259,30 @@ class Store(Protocol):
         """Rate every finished game again from scratch, in order; (games that counted,
         games finished).
         (Each finished game is rated as its result is saved, in the same transaction.)"""
+        ...
+
+    async def achievements_of(self, user_id: int) -> list[AchievementRow]:
+        """The achievements a user earned, oldest first."""
+        ...
+
+    async def finished_games(
+        self, after: tuple[int, int] = (0, 0), limit: int = 1000
+    ) -> list[GameRecord]:
+        """Finished games by table and number, from just after ``after``: a page."""
+        ...
+
+    async def rebuild_achievements(
+        self, feats: Mapping[tuple[int, int, int], int] | None = None
+    ) -> tuple[int, int]:
+        """Give every achievement a game gives again from scratch, in the rating order,
+        after writing ``feats`` (by table, game, seat) if given; (players, achievements).
+        (Each finished game gives them as its result is saved, in the same transaction.)"""
+        ...
+
+    async def award_tournament(
+        self, user_ids: Collection[int], at: float, game_id: int | None = None
+    ) -> list[int]:
+        """Give a tournament's champions its achievement; those who had not had it."""
         ...
 
     async def get_review(self, table_id: int, game_no: int, user_id: int) -> str | None:
@@ -389,7 +416,8 @@ class Store(Protocol):
     async def end_tourney(
         self, table_id: int, status: TourneyStatus, champion: Seat | None = None
     ) -> bool:
-        """End a tournament: True for the one call that ended it."""
+        """End a tournament (a champion who is a person is given the tournament's
+        achievement in the same transaction): True for the one call that ended it."""
         ...
 
     async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:

@@ -22,18 +22,19 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from types import TracebackType
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from bot.ratings.model import NEWCOMER, OVERALL, PRIVATE_TABLES, VS_COMPUTER, Skill, shown
-from bot.store import ratings
+from bot.store import achievements, ratings
 from bot.store.dialect import Dialect
 from bot.store.errors import StaleVersionError, StoreError, TableNotFoundError, WrongStatusError
 from bot.store.models import (
     DAY,
     UNSET,
+    AchievementRow,
     ActionRow,
     ChatRow,
     GameRecord,
@@ -645,6 +646,7 @@ class SqlStore:
         deadline: float | None = None,
         outcome: Outcome | None = None,
         update_id: int | None = None,
+        feats: Sequence[int] | None = None,
     ) -> Saved:
         """Save one applied action: the new state and its log line, in one transaction.
 
@@ -656,6 +658,8 @@ class SqlStore:
         tally is counted — so a finished game is never without its tally, nor counted
         twice. ``update_id``: the update the action comes from, done in the same
         transaction (the ``inbox_done`` trigger), so that it is never applied twice.
+        ``feats``: what the game's log says of each seat (:mod:`bot.ratings.achievements`),
+        kept with the result; the achievements the end gave are in :attr:`Saved.earned`.
         """
         now = self._clock()
         wanted = (TableStatus.PLAYING,)
@@ -687,10 +691,10 @@ class SqlStore:
             if not rows:
                 raise (yield from _refused(table_id, expected_version, wanted))
             version, seq, game_no, chat_id, seats_json = rows[0]
-            yield from self._count_result(
-                table_id, game_no, chat_id, seats_from_json(seats_json), done, game, now
+            earned = yield from self._count_result(
+                table_id, game_no, chat_id, seats_from_json(seats_json), done, game, now, feats
             )
-            return Saved(version, seq)
+            return Saved(version, seq, tuple(earned))
 
         return await self._write(finish)
 
@@ -703,10 +707,14 @@ class SqlStore:
         outcome: Outcome,
         final_game: str,
         now: float,
-    ) -> Body[None]:
-        """Inside a finishing transaction: keep the result, each seat's line of history,
-        and add the game to each seat's series tally."""
+        feats: Sequence[int] | None = None,
+    ) -> Body[list[tuple[int, str]]]:
+        """Inside a finishing transaction: keep the result, each seat's line of history
+        (with its ``feats``), add the game to each seat's series tally, rate it and give
+        the achievements it earns; those ``(user id, code)``."""
         _check_outcome(outcome, len(seats))
+        if feats is not None and len(feats) != len(seats):
+            raise ValueError(f"feats for {len(feats)} seats at a table of {len(seats)}")
         yield Fetch(
             "UPDATE games SET finished_at = ?, outcome = ?, final_game = ? "
             "WHERE table_id = ? AND game_no = ?",
@@ -719,10 +727,21 @@ class SqlStore:
             lines.append((i, s, counts))
         yield Many(
             "INSERT INTO game_players (table_id, game_no, seat, chat_id, player, user_id, "
-            "players, durak, pogony, draw, points, finished_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "players, durak, pogony, draw, points, finished_at, feats) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (table_id, game_no, i, chat_id, s.player, s.user_id, len(seats), *counts, now)
+                (
+                    table_id,
+                    game_no,
+                    i,
+                    chat_id,
+                    s.player,
+                    s.user_id,
+                    len(seats),
+                    *counts,
+                    now,
+                    feats[i] if feats is not None else 0,
+                )
                 for i, s, counts in lines
             ],
         )
@@ -748,6 +767,18 @@ class SqlStore:
             log.exception("table %s: game %s could not be rated", table_id, game_no)
             yield Fetch("ROLLBACK TO SAVEPOINT rating")
         yield Fetch("RELEASE SAVEPOINT rating")
+        # The achievements likewise: a failure costs the game nothing else, and
+        # --achievements puts it right.
+        earned: list[tuple[int, str]] = []
+        yield Fetch("SAVEPOINT achievements")
+        try:
+            earned = yield from achievements.award_game(self.dialect, table_id, game_no)
+        except Exception:
+            log.exception("table %s: game %s gave no achievements", table_id, game_no)
+            earned = []
+            yield Fetch("ROLLBACK TO SAVEPOINT achievements")
+        yield Fetch("RELEASE SAVEPOINT achievements")
+        return earned
 
     async def cancel_table(self, table_id: int, expected_version: int) -> int:
         """Close a lobby or stop a running game without a result; compare-and-set.
@@ -982,6 +1013,47 @@ class SqlStore:
         rated (one transaction); (games that counted, games finished)."""
 
         return await self._write(lambda: ratings.rebuild(self.dialect), long=True)
+
+    # ------------------------------------------------------------------ achievements
+
+    async def achievements_of(self, user_id: int) -> list[AchievementRow]:
+        """The achievements ``user_id`` earned, oldest first."""
+        rows = await self._fetch(
+            "SELECT code, earned_at, game_id FROM achievements WHERE user_id = ? "
+            "ORDER BY earned_at, code",
+            (user_id,),
+        )
+        return [
+            AchievementRow(str(c), float(at), None if g is None else int(g)) for c, at, g in rows
+        ]
+
+    async def finished_games(
+        self, after: tuple[int, int] = (0, 0), limit: int = 1000
+    ) -> list[GameRecord]:
+        """Finished games, by table and number, from just after ``after``: a page."""
+        rows = await self._fetch(
+            f"SELECT {_GAME_COLUMNS} FROM games WHERE outcome IS NOT NULL "
+            "AND (table_id, game_no) > (?, ?) ORDER BY table_id, game_no LIMIT ?",
+            (*after, limit),
+        )
+        return [_game_record(r) for r in rows]
+
+    async def rebuild_achievements(
+        self, feats: Mapping[tuple[int, int, int], int] | None = None
+    ) -> tuple[int, int]:
+        """Forget every achievement a game gives and give them again, game by game in the
+        rating order (one transaction), after writing ``feats`` (by table, game and seat)
+        if given; (players with an achievement, achievements)."""
+        return await self._write(lambda: achievements.rebuild(self.dialect, feats), long=True)
+
+    async def award_tournament(
+        self, user_ids: Collection[int], at: float, game_id: int | None = None
+    ) -> list[int]:
+        """Give a tournament's champions (humans) its achievement, earned ``at`` (its last
+        game's place in the rating order: ``game_id``); those who had not had it."""
+        return await self._write(
+            lambda: achievements.award_tournament(self.dialect, user_ids, at, game_id)
+        )
 
     # ------------------------------------------------------------------ the coach
 
@@ -1432,21 +1504,29 @@ class SqlStore:
         the one call that ended it, False if it had ended already."""
         if status not in (TourneyStatus.DONE, TourneyStatus.CANCELLED):
             raise ValueError(f"a tournament ends done or cancelled, not {status}")
-        rows = await self._write_one(
-            "UPDATE tournaments SET status = ?, champion = ?, champion_user = ?, "
-            "champion_name = ?, finished_at = ? "
-            "WHERE table_id = ? AND status IN ('open', 'running')",
-            (
-                status.value,
-                champion.player if champion is not None else None,
-                champion.user_id if champion is not None else None,
-                champion.name if champion is not None else None,
-                self._clock(),
-                table_id,
-            ),
-            returning="table_id",
-        )
-        return bool(rows)
+        now = self._clock()
+        user = champion.user_id if champion is not None else None
+
+        def end() -> Body[bool]:
+            rows = yield Fetch(
+                "UPDATE tournaments SET status = ?, champion = ?, champion_user = ?, "
+                "champion_name = ?, finished_at = ? "
+                "WHERE table_id = ? AND status IN ('open', 'running') RETURNING table_id",
+                (
+                    status.value,
+                    champion.player if champion is not None else None,
+                    user,
+                    champion.name if champion is not None else None,
+                    now,
+                    table_id,
+                ),
+            )
+            if rows and status == TourneyStatus.DONE and user is not None:
+                # the champion's achievement, in the same transaction: given once
+                yield from achievements.award_tournament(self.dialect, [user], now)
+            return bool(rows)
+
+        return await self._write(end)
 
     async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:
         """A tournament's games with a result, in order (a cancelled one has none)."""

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bot.store import ratings
+from bot.store import achievements, ratings
 from bot.store.dialect import Dialect, Trigger
 from bot.store.steps import Body, Fetch, Many
 
@@ -135,6 +135,19 @@ QUICK_GAMES = (
 
 TOURNAMENTS = "tournaments: a table's games played as one, their number, who left, the champion"
 """Migration 10's description."""
+
+ACHIEVEMENTS = (
+    "achievements: each player's, given once, and the progress behind them; each seat's "
+    "feats in a game; those the stored results give are given"
+)
+"""Migration 11's description."""
+
+
+def _give_achievements(d: Dialect) -> Body[None]:
+    """Give the achievements the games finished so far earn by their results (their feats
+    are unknown until ``python -m bot.rerate --achievements`` reads the logs)."""
+    yield from achievements.rebuild(d)
+
 
 EPHEMERAL_TABLES = frozenset({"members", "shard_leases", "chat_pace"})
 """Tables that describe the processes running now, not the bot's data: a copy of the
@@ -513,6 +526,36 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX tournaments_won ON tournaments (champion_user) "
             "WHERE champion_user IS NOT NULL",
         ),
+    ),
+    Migration(
+        11,
+        ACHIEVEMENTS,
+        (
+            # What the action log says of each seat (bot.ratings.achievements: FEATS);
+            # 0: not known.
+            "ALTER TABLE game_players ADD COLUMN feats INTEGER NOT NULL DEFAULT 0",
+            # Each achievement a player earned, once; game_id: the game's place in the
+            # rating order (rated_games.seq), if a game gave it.
+            """
+            CREATE TABLE achievements (
+                user_id   {id} NOT NULL,
+                code      TEXT NOT NULL,
+                game_id   {id},
+                earned_at {real} NOT NULL,
+                PRIMARY KEY (user_id, code)
+            ){without_rowid}
+            """,
+            # What his counted games so far left behind for the next one.
+            """
+            CREATE TABLE achievement_progress (
+                user_id {id} PRIMARY KEY,
+                games   INTEGER NOT NULL,
+                calm    INTEGER NOT NULL,
+                firsts  INTEGER NOT NULL
+            ){without_rowid}
+            """,
+        ),
+        _give_achievements,
     ),
 )
 

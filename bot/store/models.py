@@ -183,6 +183,18 @@ class Saved:
     """The table's new version."""
     seq: int
     """The action's sequence number within its game (1, 2, ...)."""
+    earned: tuple[tuple[int, str], ...] = ()
+    """The achievements the game's end gave: ``(user id, code)`` of each."""
+
+
+@dataclass(frozen=True, slots=True)
+class AchievementRow:
+    """An achievement a player earned."""
+
+    code: str
+    earned_at: float
+    game_id: int | None
+    """The game that gave it: its place in the rating order (None: a tournament's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -373,6 +373,7 @@ def _end(scene: Scene, lang: Lang) -> tuple[dict[str, Any] | None, list[dict[str
         version=live.version,
         game_no=live.row.game_no,
         solo=live.solo,
+        earned=live.earned_by_seat(),
         codec=scene.codec,
     )
     screen = r.render_end(result, list(scene.players), lang, ctx)

@@ -5,6 +5,7 @@ cut with "and N more" rather than left to the last guard."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from fake_telegram.formatting import parse_html, utf16_len
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from bot.base.i18n import LANGS, Lang, tr
 from bot.chat.common import SAYINGS, say
+from bot.ratings.achievements import CATALOGUE
 from bot.render import (
     CoachNote,
     EndContext,
@@ -226,9 +228,12 @@ def test_any_names_and_counts_keep_the_lobby_end_and_stats_within_limits(
         screen_fits(with_seats(render_ai_picker(lang, lobby), people, lang, lobby))
     tallies = [Tally(*row, chat_id=-1 - i) for i, row in enumerate(rows)]
     seated = (people + [Player(n) for n in reversed(names)] + PLAYERS)[:6]
+    every = tuple(a.code for a in CATALOGUE)  # each player earning everything at once
+    earned = [(seat, every) for seat in range(len(seated))]
     for games in (None, 10**9):
         ctx = EndContext(2**40, 10**6, tally=tallies, games=games, surrendered=1, game_no=10**6)
         screen_fits(render_end(RESULT, seated, lang, ctx))
+        screen_fits(render_end(RESULT, seated, lang, replace(ctx, earned=earned)))
     within_limits(render_stats(tallies, lang, chat_title=title))
     titles = {t.chat_id: name for t, name in zip(tallies, [title, *names] * 20, strict=False)}
     within_limits(render_player_stats(tallies, titles, lang))

@@ -55,10 +55,12 @@ async def logged_game(
     chat_id: int = -100,
     moves: Sequence[tuple[int, str]] | None = None,
     rules: str = RULES,
+    feats: Sequence[int] | None = None,
 ) -> tuple[int, int]:
     """Play a game at a new table: ``moves`` as ``(seat, type)`` (by default three
     passes by every seat), the last one saving ``outcome``; with no outcome the game is
-    cancelled after them. ``(table id, game no)``."""
+    cancelled after them (``feats``: each seat's, saved with the result). ``(table id,
+    game no)``."""
     log = list(moves if moves is not None else each_moves(len(seats)))
     lobby = await store.create_table(chat_id, rules=rules, creator_id=1, seats=tuple(seats))
     table = await store.start_game(lobby.table_id, lobby.version, seed=1, game="s0")
@@ -72,6 +74,7 @@ async def logged_game(
             action=action(kind, seat),
             seat=seat,
             outcome=outcome if last else None,
+            feats=feats if last else None,
         )
         version = saved.version
     if outcome is None:

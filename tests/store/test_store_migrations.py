@@ -18,6 +18,7 @@ from bot.store import (
     KeptUpdate,
     Outcome,
     SchemaTooNewError,
+    Seat,
     SqliteStore,
     Store,
     TableStatus,
@@ -168,18 +169,50 @@ def seed_v8(db: sqlite3.Connection) -> None:
     seed_v7(db, fast=True)
 
 
+QUICK_TABLE = -(2**52) - 7
+"""Version 9's sample quick game: a private table's chat."""
+QUICK_SEATS = seats_to_json([Seat.human(5, "Eve"), Seat.human(6, "Fay")])
+
+
 def seed_v9(db: sqlite3.Connection) -> None:
-    """A database as version 9 left it: version 8's data, a player waiting for a quick game,
-    a block, an invitation's private table and the season a group was last told of."""
+    """A database as version 9 left it: version 8's data, players waiting for a quick game,
+    blocks, invitations, the season a group was last told of, and a quick game of Eve's and
+    Fay's, counted, that Eve won (and Fay was its durak)."""
     seed_v8(db)
+    outcome = Outcome((1,), False, False, (2, 0), (0,)).to_json()
     db.executescript(
-        """
+        f"""
         INSERT INTO quick_queue (user_id, name, lang, rating, since, offer_at, offered,
             message_id) VALUES (1, 'Alice', 'en', 25.0, 60.0, 120.0, 0, 900);
+        INSERT INTO quick_queue VALUES (3, 'Cid', 'en', 25.0, 60.0, 120.0, 0, NULL);
         INSERT INTO blocks VALUES (2, 1, 61.0);
+        INSERT INTO blocks VALUES (5, 3, 61.0);
         UPDATE users SET quick_last = 2 WHERE user_id = 1;
         INSERT INTO invitations VALUES ('inl-1', 3, 'ru', 'podkidnoy', 2, 1, 62.0);
+        INSERT INTO invitations VALUES ('inl', 8, 'en', 'podkidnoy', 2, 1, 62.0);
         INSERT INTO seasons_told VALUES (-100, '2026-11');
+        INSERT INTO tables (table_id, chat_id, status, creator_id, seats, rules, game_no,
+            seed, game, version, moves, created_at, updated_at)
+        VALUES (7, {QUICK_TABLE}, 'finished', 5, '{QUICK_SEATS}', '{{}}', 1, 5, 'end', 7, 6,
+            63.0, 70.0);
+        INSERT INTO games VALUES (7, 1, {QUICK_TABLE}, 5, '{{}}', '{QUICK_SEATS}', 63.0, 70.0,
+            '{outcome}', 'end');
+        INSERT INTO game_players VALUES
+            (7, 1, 0, {QUICK_TABLE}, 'u:5', 5, 2, 0, 0, 0, 2, 70.0),
+            (7, 1, 1, {QUICK_TABLE}, 'u:6', 6, 2, 1, 0, 0, 0, 70.0);
+        INSERT INTO rated_games VALUES (100, 7, 1, 1, NULL);
+        """
+    )
+
+
+def seed_v10(db: sqlite3.Connection) -> None:
+    """A database as version 10 left it: version 9's data and a tournament Eve won."""
+    seed_v9(db)
+    db.executescript(
+        """
+        INSERT INTO tournaments (table_id, chat_id, games, status, first_game, gone,
+            champion, champion_user, champion_name, created_at, finished_at)
+        VALUES (9, -100, 3, 'done', 1, '[]', 'u:5', 5, 'Eve', 64.0, 75.0);
         """
     )
 
@@ -195,6 +228,7 @@ SEEDERS: dict[int, Callable[[sqlite3.Connection], None]] = {
     7: seed_v7,
     8: seed_v8,
     9: seed_v9,
+    10: seed_v10,
 }
 
 
@@ -290,33 +324,58 @@ async def check_upgraded(store: Store, version: int) -> None:
         await check_v9_data(store)
     await check_quick_games(store)
     await check_tourneys(store)
+    if version >= 9:
+        await check_v9_achievements(store, version)
+    if version >= 10:
+        # version 10's tournament: its champion's win, read through today's store
+        assert [(w.table_id, w.user_id) for w in await store.tourney_wins()] == [(9, 5)]
 
 
 async def check_v9_data(store: Store) -> None:
     """Version 9's queue, block, invitation and season told, read through today's store."""
     waiting = await store.quick_waiting(1)
     assert waiting is not None and (waiting.message_id, waiting.last_opponent) == (900, 2)
+    assert await store.quick_waiting(3) is not None
     assert await store.blocked(2) == [1]
+    assert await store.blocked(5) == [3]
     invitation = await store.invitation("inl-1")
     assert invitation is not None and (invitation.table_id, invitation.size) == (3, 2)
+    assert await store.invitation_of(8) is not None
     assert not await store.season_to_tell(-100, "2026-11"), "told already"
     assert await store.season_to_tell(-100, "2026-12")
 
 
 async def check_tourneys(store: Store) -> None:
-    """Version 10's tournaments: none after an upgrade, and working on the old tables."""
-    assert await store.tourney_wins() == []
+    """Version 10's tournaments: working on the old tables."""
     assert await store.tourneys_between() == []
+    if not [w for w in await store.tourney_wins() if w.table_id == 9]:
+        assert await store.tourney_wins() == []  # none before version 10
     opened = await store.open_tourney(1, -100, 3)
     assert opened.games == 3 and await store.tourney(1) == opened
 
 
+async def check_v9_achievements(store: Store, version: int) -> None:
+    """Version 11's achievements for version 9's data: its counted quick game gave what its
+    result earns (its feats unknown: nothing that needs the log); version 10's tournament
+    its champion's."""
+    eve = [(a.code, a.earned_at) for a in await store.achievements_of(5)]
+    won = [("tournament", 75.0)] if version >= 10 else []
+    assert sorted(eve) == sorted([("first_win", 70.0), ("quick_win", 70.0), *won])
+    assert [(a.code, a.game_id, a.earned_at) for a in await store.achievements_of(6)] == [
+        ("first_durak", 100, 70.0)
+    ]
+    # the tournament's achievement, given once (Eve's from version 10's tournament)
+    assert await store.award_tournament([5, 6], 80.0) == ([6] if version >= 10 else [5, 6])
+    assert await store.award_tournament([6], 81.0) == []
+    assert "tournament" in [a.code for a in await store.achievements_of(6)]
+
+
 async def check_quick_games(store: Store) -> None:
-    """Version 9's queue and blocks, empty after an upgrade, and working."""
-    assert await store.quick_waiting(5) is None
-    assert await store.blocked(5) == []
-    await store.block(5, 2)
-    assert await store.blocked(5) == [2]
+    """Version 9's queue and blocks working for a player the sample data never saw."""
+    assert await store.quick_waiting(41) is None
+    assert await store.blocked(41) == []
+    await store.block(41, 2)
+    assert await store.blocked(41) == [2]
 
 
 async def check_v7_data(store: Store) -> None:

@@ -112,3 +112,31 @@ async def test_a_group_upgraded_keeps_its_tournaments(store: Store) -> None:
     await store.end_tourney(lobby.table_id, TourneyStatus.DONE, ALICE)
     await store.migrate_chat(-100, -1001)
     assert [w.chat_id for w in await store.tourney_wins(user_id=1)] == [-1001]
+
+
+async def test_the_champion_is_given_the_achievement_once_and_a_rebuild_keeps_it(
+    store: Store, clock: FakeClock
+) -> None:
+    first = await store.create_table(-100, rules=RULES, creator_id=1, seats=(ALICE, BORIS))
+    await store.open_tourney(first.table_id, -100, 3)
+    assert await store.start_tourney(first.table_id, 1)
+    await finish_game(store, first.table_id, durak=1)
+    clock.advance(5)
+    assert await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE)
+    assert not await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE)
+    won = [a for a in await store.achievements_of(ALICE.user_id) if a.code == "tournament"]
+    assert len(won) == 1 and won[0].earned_at == clock.now
+    assert [
+        a.code for a in await store.achievements_of(BORIS.user_id) if a.code == "tournament"
+    ] == []
+    # a cancelled tournament names nobody and gives nothing
+    second = await store.create_table(-200, rules=RULES, creator_id=2, seats=(ALICE, BORIS))
+    await store.open_tourney(second.table_id, -200, 3)
+    assert await store.end_tourney(second.table_id, TourneyStatus.CANCELLED)
+    assert [
+        a.code for a in await store.achievements_of(BORIS.user_id) if a.code == "tournament"
+    ] == []
+    # forgotten and rebuilt: the tournaments table gives it back, as of the win
+    await store.rebuild_achievements({})
+    again = [a for a in await store.achievements_of(ALICE.user_id) if a.code == "tournament"]
+    assert [(a.code, a.earned_at) for a in again] == [("tournament", won[0].earned_at)]

@@ -119,9 +119,9 @@ async def top_button(rt: Runtime, query: CallbackQuery, view: str, lang: Lang) -
 
 async def cmd_me(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """His ratings (this group's, overall, against the computer; in private his groups'
-    too), the games behind them, how often he was durak, his best and worst partner, and
-    a chart of the ratings over time. A chart that cannot be drawn or sent leaves the
-    text alone."""
+    too), the games behind them, how often he was durak, his best and worst partner, his
+    achievements with their dates, and a chart of the ratings over time. A chart that
+    cannot be drawn or sent leaves the text alone."""
     rt = runtime(context)
     message, chat = update.effective_message, update.effective_chat
     if message is None or chat is None or rt.store is None:
@@ -156,6 +156,7 @@ async def cmd_me(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         best=best,
         worst=worst,
         tourneys=len([w for w in won if not group or w.chat_id == chat.id]),
+        achievements=await store.achievements_of(user.id),
     )
     text = r.render_me(page, lang)
     scopes = (chat.id, OVERALL) if group else (OVERALL, VS_COMPUTER)
