@@ -76,6 +76,7 @@ PAIRINGS: tuple[str, ...] = (
 )
 
 Job = tuple[str, str, str, int, int]
+CHUNK = 5  # deals per job handed to a worker
 
 
 def parse(pairing: str) -> tuple[str, str, str]:
@@ -120,10 +121,9 @@ def duel(job: Job) -> tuple[Counter[str], dict[str, list[float]]]:
     return tally, times
 
 
-def chunks(lo: int, hi: int, parts: int) -> list[tuple[int, int]]:
-    """``lo..hi`` in contiguous chunks of similar size, about four per worker."""
-    step = max(1, (hi - lo + parts * 4 - 1) // (parts * 4))
-    return [(i, min(i + step, hi)) for i in range(lo, hi, step)]
+def chunks(lo: int, hi: int, size: int) -> list[tuple[int, int]]:
+    """``lo..hi`` in contiguous chunks of ``size`` deals."""
+    return [(i, min(i + size, hi)) for i in range(lo, hi, size)]
 
 
 def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -144,11 +144,11 @@ def percentile(values: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def run_pairing(pairing: str, games: int, procs: int, seed0: int) -> None:
+def run_pairing(pairing: str, games: int, procs: int, seed0: int, progress: bool) -> None:
     a, b, key = parse(pairing)
     deals = max(1, games // 2)
     start = time.perf_counter()
-    jobs = [(a, b, key, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, procs)]
+    jobs = [(a, b, key, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, CHUNK)]
     total: Counter[str] = Counter()
     times: dict[str, list[float]] = {a: [], b: []}
     with ProcessPoolExecutor(procs) as pool:
@@ -156,6 +156,21 @@ def run_pairing(pairing: str, games: int, procs: int, seed0: int) -> None:
             total.update(tally)
             for name, values in part.items():
                 times[name].extend(values)
+            if progress:
+                report(pairing, a, b, total, times, start, "so far: ")
+    report(pairing, a, b, total, times, start, "")
+
+
+def report(
+    pairing: str,
+    a: str,
+    b: str,
+    total: Counter[str],
+    times: dict[str, list[float]],
+    start: float,
+    note: str,
+) -> None:
+    played = total[a] + total[b] + total["draw"]
     decided = total[a] + total[b]
     rate = total[a] / decided if decided else 0.0
     lo, hi = wilson(total[a], decided)
@@ -165,7 +180,7 @@ def run_pairing(pairing: str, games: int, procs: int, seed0: int) -> None:
         for name in (a, b)
     )
     print(
-        f"{pairing:<26} {deals * 2:5d} games: {a} {total[a]:4d} {b} {total[b]:4d}"
+        f"{note}{pairing:<26} {played:5d} games: {a} {total[a]:4d} {b} {total[b]:4d}"
         f" draws {total['draw']:3d}; {a} wins {rate:6.1%} [{lo:.1%}, {hi:.1%}] of decided;"
         f"  {speed}  ({time.perf_counter() - start:.0f} s wall)",
         flush=True,
@@ -189,12 +204,15 @@ def main() -> None:
         metavar="A-B:RULES",
         help=f"pairings to play (default: all): {' '.join(PAIRINGS)}",
     )
+    parser.add_argument(
+        "--progress", action="store_true", help="print the running figures after each chunk"
+    )
     args = parser.parse_args()
     for pairing in args.pairings:
         parse(pairing)
     for pairing in args.pairings:
         games = args.slow_games if "mcts1s" in pairing else args.games
-        run_pairing(pairing, games, args.procs, args.seed)
+        run_pairing(pairing, games, args.procs, args.seed, args.progress)
 
 
 if __name__ == "__main__":
