@@ -144,11 +144,13 @@ def percentile(values: list[float], q: float) -> float:
     return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def run_pairing(pairing: str, games: int, procs: int, seed0: int, progress: bool) -> None:
+def run_pairing(
+    pairing: str, games: int, procs: int, seed0: int, progress: bool, chunk: int = CHUNK
+) -> None:
     a, b, key = parse(pairing)
     deals = max(1, games // 2)
     start = time.perf_counter()
-    jobs = [(a, b, key, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, CHUNK)]
+    jobs = [(a, b, key, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, chunk)]
     total: Counter[str] = Counter()
     times: dict[str, list[float]] = {a: [], b: []}
     with ProcessPoolExecutor(procs) as pool:
@@ -207,12 +209,13 @@ def main() -> None:
     parser.add_argument(
         "--progress", action="store_true", help="print the running figures after each chunk"
     )
+    parser.add_argument("--chunk", type=int, default=CHUNK, help="deals per job")
     args = parser.parse_args()
     for pairing in args.pairings:
         parse(pairing)
     for pairing in args.pairings:
         games = args.slow_games if "mcts1s" in pairing else args.games
-        run_pairing(pairing, games, args.procs, args.seed, args.progress)
+        run_pairing(pairing, games, args.procs, args.seed, args.progress, args.chunk)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,13 @@ For a decision with a real choice, the search
 
 Everything random comes from the seed, and the world count is fixed, so the same view with
 the same seed gives the same choice unless the time budget cuts the search short.
+
+The hard player (:func:`hard_action`, :data:`HARD`) first tries the exact endgame search
+(:mod:`.endgame`) where a 2-player seat knows every card; otherwise it runs this search with
+many worlds, stopping when its playouts have made :data:`WORK` moves in all (halving the
+candidates at a third and two thirds of that work): a limit that does not depend on the
+machine, so its choice is reproducible, with the CPU-time budget a safety net. The coach
+uses :func:`search_action` alone, with its own configuration.
 """
 
 from __future__ import annotations
