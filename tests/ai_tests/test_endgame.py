@@ -197,3 +197,11 @@ def test_the_endgame_leaves_a_lost_or_unknown_position_to_the_sampled_search() -
     four = Game.new(rules, players=4, seed=3)
     view = four.view(four.to_act()[0])
     assert endgame_action(view, rules, list(view.actions), HARD, 0.0) is None
+
+
+def test_the_endgame_choice_is_the_same_each_time() -> None:
+    rules = Rules.preset("perevodnoy")
+    hard = HardPlayer(replace(HARD, budget=None))
+    for g, seat in endgame_positions("perevodnoy", range(20, 23))[::2]:
+        view = g.view(seat)
+        assert hard.choose(view, rules, seed=4) == hard.choose(view, rules, seed=4)
