@@ -1,159 +1,221 @@
-"""Computer-player benchmark: strength of each level and the hard player's thinking time.
+"""Computer-player benchmark: how strong each level is, against whom, and how long it thinks.
 
-Run by hand: ``.venv/bin/python bench/ai.py`` (``--games 200`` for a quick look). Prints
+Run by hand: ``.venv/bin/python bench/ai.py`` (everything; hours), or some pairings:
+``.venv/bin/python bench/ai.py --pairings hard-previous:perevodnoy --games 400``. Prints
 figures; asserts nothing.
 
-- Head to head, 2-player podkidnoy: ``normal`` against ``easy`` and ``hard`` against
-  ``normal``, each over ``--games`` seeded games; every deal is played twice with the seats
-  swapped. Win rates count decided games only (draws are reported apart).
-  Targets: normal beats easy in ≥ 75%, hard beats normal in ≥ 60% of decided games.
-- The hard player's CPU time per decision, p50/p99/max, measured in this process alone
-  (run it under ``taskset -c 0`` to pin it to one core). Target: p99 ≤ 300 ms.
-- 4-player podkidnoy, one seat per level plus a second normal seat, rotated over the
-  seats: each level's durak rate (one in four is par).
+The players: ``easy``, ``normal``, ``hard`` (``engine.ai`` as it is now); ``previous``, the
+hard level before issue 27, frozen in ``bench/ai_previous/``; ``mcts20``, ``mcts60``,
+``mcts200`` (deals × rollouts per decision) and ``mcts1s`` (one second of CPU a decision):
+the plain determinized Monte Carlo of ``bench/mcts.py``.
 
-The head-to-head and 4-player games run in ``--procs`` worker processes (default 2); the
-decision times come from a separate single-process run of ``--timing-games`` games.
+The rules are fixed: the ``podkidnoy`` and ``perevodnoy`` presets at 2 players, and
+``podkidnoy`` at 4 (two of each player, sitting A B A B). Every deal is played twice with
+the seats swapped (A B A B, then B A B A at 4). A pairing ``a-b:rules`` reports ``a``'s win
+rate over the decided games (a side wins when the durak is on the other side; draws are
+counted apart) with its 95% Wilson interval, and each player's CPU time per decision that
+had a choice: p50 and p99 (``time.process_time`` in the worker process: CPU time, whatever
+else the machine runs; pin with ``taskset -c 1`` and ``--procs 1`` to keep it one core).
+
+Targets (issue 27): hard beats previous in ≥ 65% of decided games, 2-player podkidnoy and
+perevodnoy, over ≥ 400 games each; hard beats mcts1s in ≥ 55%; hard's p99 ≤ 300 ms; normal
+beats easy in ≥ 90%.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.ai_previous import PreviousHard
+from bench.mcts import PlainMCTS
 from engine import Rules
-from engine.ai import make_player, play_game
+from engine.ai import Player, make_player, play_game
 
-PODKIDNOY = Rules.preset("podkidnoy")
-FOUR_LINEUP = ("easy", "normal", "hard", "normal")
+RULES: dict[str, tuple[Rules, int]] = {
+    "podkidnoy": (Rules.preset("podkidnoy"), 2),
+    "perevodnoy": (Rules.preset("perevodnoy"), 2),
+    "podkidnoy4": (Rules.preset("podkidnoy"), 4),
+}
+
+MAKERS: dict[str, Callable[[], Player]] = {
+    "easy": lambda: make_player("easy"),
+    "normal": lambda: make_player("normal"),
+    "hard": lambda: make_player("hard"),
+    "previous": lambda: PreviousHard(),
+    "mcts20": lambda: PlainMCTS(20),
+    "mcts60": lambda: PlainMCTS(60),
+    "mcts200": lambda: PlainMCTS(200),
+    "mcts1s": lambda: PlainMCTS(None, seconds=1.0),
+}
+
+PAIRINGS: tuple[str, ...] = (
+    "normal-easy:podkidnoy",
+    "hard-normal:podkidnoy",
+    "hard-previous:podkidnoy",
+    "hard-previous:perevodnoy",
+    "hard-previous:podkidnoy4",
+    "hard-mcts20:podkidnoy",
+    "hard-mcts60:podkidnoy",
+    "hard-mcts200:podkidnoy",
+    "hard-mcts1s:podkidnoy",
+    "hard-mcts20:perevodnoy",
+    "hard-mcts60:perevodnoy",
+    "hard-mcts200:perevodnoy",
+    "hard-mcts1s:perevodnoy",
+    "hard-mcts200:podkidnoy4",
+    "hard-mcts1s:podkidnoy4",
+)
+
+Job = tuple[str, str, str, int, int]
+CHUNK = 5  # deals per job handed to a worker
 
 
-def duel(job: tuple[str, str, int, int]) -> Counter[str]:
-    """Play deals ``lo..hi-1`` of ``a`` against ``b``, each with both seatings; count wins
-    of ``a``, of ``b`` and draws."""
-    a, b, lo, hi = job
+def parse(pairing: str) -> tuple[str, str, str]:
+    """``a-b:rules`` as its three parts (a clear error for anything else)."""
+    try:
+        names, rules = pairing.split(":")
+        a, b = names.split("-")
+    except ValueError:
+        raise SystemExit(f"not a pairing: {pairing!r} (e.g. hard-previous:podkidnoy)") from None
+    for name in (a, b):
+        if name not in MAKERS:
+            raise SystemExit(f"unknown player {name!r}; players: {', '.join(MAKERS)}")
+    if rules not in RULES:
+        raise SystemExit(f"unknown rules {rules!r}; rules: {', '.join(RULES)}")
+    if a == b:
+        raise SystemExit(f"a pairing needs two different players: {pairing!r}")
+    return a, b, rules
+
+
+def duel(job: Job) -> tuple[Counter[str], dict[str, list[float]]]:
+    """Deals ``lo..hi-1`` of ``a`` against ``b``, each with both seatings: wins of each
+    side, draws, and each player's CPU seconds per decision."""
+    a, b, key, lo, hi = job
+    rules, n = RULES[key]
     tally: Counter[str] = Counter()
+    times: dict[str, list[float]] = {a: [], b: []}
     for seed in range(lo, hi):
-        for first in (a, b):
-            seats = [first, b if first == a else a]
-            players = [make_player(level) for level in seats]
-            result = play_game(PODKIDNOY, players, seed=seed).result
+        for first, second in ((a, b), (b, a)):
+            seats = [first if s % 2 == 0 else second for s in range(n)]
+            players = [MAKERS[name]() for name in seats]
+
+            def record(seat: int, seconds: float, seats: list[str] = seats) -> None:
+                times[seats[seat]].append(seconds)
+
+            result = play_game(rules, players, seed=seed, on_decision=record).result
             assert result is not None
             if result.draw:
                 tally["draw"] += 1
             else:
-                winner = seats[1 - result.losers[0]]
-                tally[winner] += 1
-    return tally
+                loser = seats[result.losers[0]]
+                tally[b if loser == a else a] += 1
+    return tally, times
 
 
-def four(job: tuple[int, int]) -> Counter[str]:
-    """4-player games ``lo..hi-1``: per level, seat-games and times durak."""
-    lo, hi = job
-    tally: Counter[str] = Counter()
-    for seed in range(lo, hi):
-        shift = seed % 4
-        seats = [FOUR_LINEUP[(s + shift) % 4] for s in range(4)]
-        players = [make_player(level) for level in seats]
-        result = play_game(PODKIDNOY, players, seed=seed).result
-        assert result is not None
-        for level in seats:
-            tally[f"{level} seats"] += 1
-        if result.draw:
-            tally["draw"] += 1
-        else:
-            tally[f"{seats[result.losers[0]]} durak"] += 1
-    return tally
+def chunks(lo: int, hi: int, size: int) -> list[tuple[int, int]]:
+    """``lo..hi`` in contiguous chunks of ``size`` deals."""
+    return [(i, min(i + size, hi)) for i in range(lo, hi, size)]
 
 
-def chunks(lo: int, hi: int, parts: int) -> list[tuple[int, int]]:
-    """``lo..hi`` in ``parts`` interleaved-free contiguous chunks of similar size."""
-    step = max(1, (hi - lo + parts * 4 - 1) // (parts * 4))
-    return [(i, min(i + step, hi)) for i in range(lo, hi, step)]
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a win rate of ``wins`` in ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
 
 
-def run_duel(a: str, b: str, games: int, procs: int, seed0: int) -> None:
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (nearest rank) of ``values``, in milliseconds."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def run_pairing(
+    pairing: str, games: int, procs: int, seed0: int, progress: bool, chunk: int = CHUNK
+) -> None:
+    a, b, key = parse(pairing)
     deals = max(1, games // 2)
     start = time.perf_counter()
-    jobs = [(a, b, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, procs)]
+    jobs = [(a, b, key, lo, hi) for lo, hi in chunks(seed0, seed0 + deals, chunk)]
     total: Counter[str] = Counter()
+    times: dict[str, list[float]] = {a: [], b: []}
     with ProcessPoolExecutor(procs) as pool:
-        for part in pool.map(duel, jobs):
-            total.update(part)
+        for tally, part in pool.map(duel, jobs):
+            total.update(tally)
+            for name, values in part.items():
+                times[name].extend(values)
+            if progress:
+                report(pairing, a, b, total, times, start, "so far: ")
+    report(pairing, a, b, total, times, start, "")
+
+
+def report(
+    pairing: str,
+    a: str,
+    b: str,
+    total: Counter[str],
+    times: dict[str, list[float]],
+    start: float,
+    note: str,
+) -> None:
+    played = total[a] + total[b] + total["draw"]
     decided = total[a] + total[b]
     rate = total[a] / decided if decided else 0.0
+    lo, hi = wilson(total[a], decided)
+    speed = "  ".join(
+        f"{name} p50 {percentile(times[name], 0.5):.1f} p99 {percentile(times[name], 0.99):.1f}"
+        f" ms ({len(times[name])})"
+        for name in (a, b)
+    )
     print(
-        f"{a:>6} vs {b:<6} {deals * 2:6d} games  {a} wins {total[a]:5d}  {b} wins {total[b]:5d}"
-        f"  draws {total['draw']:4d}  {a} wins {rate:6.1%} of decided"
-        f"  ({time.perf_counter() - start:.0f} s wall)",
+        f"{note}{pairing:<26} {played:5d} games: {a} {total[a]:4d} {b} {total[b]:4d}"
+        f" draws {total['draw']:3d}; {a} wins {rate:6.1%} [{lo:.1%}, {hi:.1%}] of decided;"
+        f"  {speed}  ({time.perf_counter() - start:.0f} s wall)",
         flush=True,
     )
-
-
-def run_timing(games: int, seed0: int) -> None:
-    times: list[float] = []
-    start = time.perf_counter()
-
-    def record(seat: int, seconds: float) -> None:
-        if seat == hard_seat:
-            times.append(seconds)
-
-    for i in range(games):
-        hard_seat = i % 2
-        seats = ["hard", "normal"] if hard_seat == 0 else ["normal", "hard"]
-        play_game(PODKIDNOY, [make_player(x) for x in seats], seed=seed0 + i, on_decision=record)
-    times.sort()
-    ms = [t * 1000 for t in times]
-    p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-    print(
-        f"hard decision CPU time over {len(ms)} decisions ({games} games, one process): "
-        f"mean {statistics.fmean(ms):.1f} ms  p50 {ms[len(ms) // 2]:.1f} ms  "
-        f"p99 {p99:.1f} ms  max {ms[-1]:.1f} ms  ({time.perf_counter() - start:.0f} s wall)",
-        flush=True,
-    )
-
-
-def run_four(games: int, procs: int, seed0: int) -> None:
-    start = time.perf_counter()
-    total: Counter[str] = Counter()
-    with ProcessPoolExecutor(procs) as pool:
-        for part in pool.map(four, chunks(seed0, seed0 + games, procs)):
-            total.update(part)
-    print(
-        f"4-player podkidnoy, {games} games, lineup {'/'.join(FOUR_LINEUP)} rotated; "
-        f"draws {total['draw']}  ({time.perf_counter() - start:.0f} s wall)"
-    )
-    for level in ("easy", "normal", "hard"):
-        seats = total[f"{level} seats"]
-        durak = total[f"{level} durak"]
-        print(f"  {level:>6}: durak {durak:5d} of {seats:5d} seat-games = {durak / seats:6.1%}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--games", type=int, default=2000, help="games per head-to-head pairing")
-    parser.add_argument("--four", type=int, default=400, help="4-player games")
-    parser.add_argument("--timing-games", type=int, default=60, help="games for decision times")
-    parser.add_argument("--procs", type=int, default=2, help="worker processes")
-    parser.add_argument("--seed", type=int, default=0, help="first seed")
-    parser.add_argument(
-        "--only", choices=("duels", "timing", "four"), default=None, help="run one part only"
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--games", type=int, default=400, help="games per pairing")
+    parser.add_argument(
+        "--slow-games", type=int, default=100, help="games per pairing with mcts1s (slow)"
+    )
+    parser.add_argument("--procs", type=int, default=2, help="worker processes")
+    parser.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    parser.add_argument(
+        "--pairings",
+        nargs="+",
+        default=list(PAIRINGS),
+        metavar="A-B:RULES",
+        help=f"pairings to play (default: all): {' '.join(PAIRINGS)}",
+    )
+    parser.add_argument(
+        "--progress", action="store_true", help="print the running figures after each chunk"
+    )
+    parser.add_argument("--chunk", type=int, default=CHUNK, help="deals per job")
     args = parser.parse_args()
-    if args.only in (None, "timing"):
-        run_timing(args.timing_games, 1_000_000 + args.seed)
-    if args.only in (None, "duels"):
-        run_duel("normal", "easy", args.games, args.procs, args.seed)
-        run_duel("hard", "normal", args.games, args.procs, args.seed)
-    if args.only in (None, "four"):
-        run_four(args.four, args.procs, 2_000_000 + args.seed)
+    for pairing in args.pairings:
+        parse(pairing)
+    for pairing in args.pairings:
+        games = args.slow_games if "mcts1s" in pairing else args.games
+        run_pairing(pairing, games, args.procs, args.seed, args.progress, args.chunk)
 
 
 if __name__ == "__main__":

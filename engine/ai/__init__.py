@@ -17,8 +17,12 @@ True
 
 - ``easy``: legal and plausible, but careless (:func:`~engine.ai.heuristic.easy_action`).
 - ``normal``: a sound heuristic (:func:`~engine.ai.heuristic.best_action`).
-- ``hard``: determinized Monte Carlo search with the normal heuristic for playouts, within a
-  CPU-time budget per decision (:func:`~engine.ai.search.search_action`).
+- ``hard``: where a 2-player seat knows every card (the stock holds none it cannot see), an
+  exact search of the rest of the game (:mod:`~engine.ai.endgame`); elsewhere, and where
+  that search does not finish in its positions or finds every move lost, determinized Monte
+  Carlo search with the normal heuristic for playouts, until a fixed amount of playout work
+  is spent, within a CPU-time budget per decision (:func:`~engine.ai.search.hard_action`).
+  The coach asks the sampled search alone (:func:`~engine.ai.search.search_action`).
 """
 
 from __future__ import annotations

@@ -8,13 +8,14 @@ view, rules and seed give the same action.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Literal, Protocol
 
 from ..actions import Action, Timeout
 from ..rules import Rules
 from ..views import SeatView
 from .heuristic import best_action, easy_action, situation_from_view
-from .search import SearchConfig, search_action
+from .search import HARD, SearchConfig, hard_action
 
 __all__ = [
     "LEVELS",
@@ -88,13 +89,13 @@ class NormalPlayer:
 
 
 class HardPlayer:
-    """Determinized Monte Carlo search (see :mod:`engine.ai.search`) within a CPU-time
-    budget per decision."""
+    """The exact endgame where every card is known, else determinized Monte Carlo search
+    (see :func:`engine.ai.search.hard_action`), within a CPU-time budget per decision."""
 
     level = "hard"
 
     def __init__(self, config: SearchConfig | None = None) -> None:
-        self.config = config or SearchConfig()
+        self.config = config or HARD
 
     def choose(
         self, view: SeatView, rules: Rules, *, seed: int = 0, budget: float | None = None
@@ -103,8 +104,8 @@ class HardPlayer:
         view = _legal(view)
         cfg = self.config
         if budget is not None:
-            cfg = SearchConfig(cfg.worlds, cfg.candidates, budget, cfg.max_steps)
-        return search_action(view, rules, seed, cfg)
+            cfg = replace(cfg, budget=budget)
+        return hard_action(view, rules, seed, cfg)
 
 
 def make_player(level: str) -> Player:
@@ -131,5 +132,5 @@ def think_floor(level: str) -> float:
     comes no sooner than a searched throw-in). ``easy`` and ``normal`` decide in
     microseconds: 0."""
     if level == "hard":
-        return SearchConfig().budget or 0.0
+        return HARD.budget or 0.0
     return 0.0

@@ -15,6 +15,13 @@ For a decision with a real choice, the search
 
 Everything random comes from the seed, and the world count is fixed, so the same view with
 the same seed gives the same choice unless the time budget cuts the search short.
+
+The hard player (:func:`hard_action`, :data:`HARD`) first tries the exact endgame search
+(:mod:`.endgame`) where a 2-player seat knows every card; otherwise it runs this search with
+many worlds, stopping when its playouts have made :data:`WORK` moves in all (halving the
+candidates at a third and two thirds of that work): a limit that does not depend on the
+machine, so its choice is reproducible, with the CPU-time budget a safety net. The coach
+uses :func:`search_action` alone, with its own configuration.
 """
 
 from __future__ import annotations
@@ -30,11 +37,31 @@ from ..errors import IllegalAction
 from ..game import Game
 from ..rules import Rules
 from ..views import SeatView
+from .endgame import LOSS, Exhausted, Solver, solve_root
 from .heuristic import best_action, score_actions, situation_from_game, situation_from_view
 from .knowledge import CardSense, card_sense, knowledge
 from .world import WorldBuilder
 
-__all__ = ["Playout", "SearchConfig", "candidates", "plan_signature", "search_action"]
+__all__ = [
+    "HARD",
+    "Playout",
+    "SearchConfig",
+    "candidates",
+    "endgame_action",
+    "hard_action",
+    "plan_signature",
+    "search_action",
+]
+
+WORK = 12_000
+"""The hard player's playout moves per decision: about 0.2 s of CPU (a playout move, the
+world it is played in included, costs some 13-17 µs in 2-player podkidnoy and
+perevodnoy and 4-player podkidnoy; the CPU-time budget cuts the slow ones)."""
+ENDGAME_NODES = 5_000
+"""The hard player's most positions for the exact endgame: about 0.15 s of CPU at worst
+(some 30 µs a position)."""
+ENDGAME_SHARE = 0.6
+"""The part of the CPU-time budget the endgame search may take before it gives up."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +74,13 @@ class SearchConfig:
     candidates: int = 5
     budget: float | None = 0.25
     max_steps: int = 600
+    work: int | None = None
+    """Most moves the playouts of one decision may make in all (None: no limit): a limit
+    on the thinking that, unlike the CPU-time budget, does not depend on the machine, so
+    the choice stays reproducible."""
+    endgame_nodes: int = 0
+    """Most positions the exact endgame search may visit (:mod:`.endgame`; 0: no endgame
+    search, the sampled search only)."""
 
 
 def plan_signature(action: Action, score: float | None) -> tuple[Any, ...]:
@@ -115,6 +149,7 @@ class Playout:
         self.steps = steps
         self.partial = str(rules.game) == "prostoy5"
         self.senses: dict[int | None, CardSense] = {}
+        self.used = 0
 
     def sense(self, trump: int | None) -> CardSense:
         found = self.senses.get(trump)
@@ -123,12 +158,13 @@ class Playout:
         return found
 
     def run(self, g: Game) -> float:
-        """Play ``g`` out; the seat's side's score."""
+        """Play ``g`` out; the seat's side's score. ``used`` counts the moves played."""
         steps = self.steps
         partial = self.partial
         while g.result is None:
             steps -= 1
             if steps < 0:
+                self.used += self.steps
                 return 0.5
             seats = g.to_act()
             d = g.defender
@@ -139,6 +175,7 @@ class Playout:
                 continue
             sit = situation_from_game(g, seat, acts, self.sense(g.trump), partial)
             g.apply(best_action(sit))
+        self.used += self.steps - steps
         result = g.result
         if result.draw:
             return 0.5
@@ -151,16 +188,18 @@ def search_action(
     seed: int = 0,
     config: SearchConfig | None = None,
     pace: Callable[[], None] | None = None,
+    started: float | None = None,
 ) -> Action:
-    """The hard player's choice for ``view`` (see the module docstring). ``pace`` is called
-    after every world (a caller that shares the CPU may rest there)."""
+    """The sampled search's choice for ``view`` (see the module docstring). ``pace`` is
+    called after every world (a caller that shares the CPU may rest there); ``started``:
+    the CPU time the decision began at, if earlier (the budget counts from there)."""
     cfg = config or SearchConfig()
     acts = [a for a in view.actions if type(a) is not Timeout]
     if not acts:
         raise ValueError("no legal action for this seat now")
     if len(acts) == 1:
         return acts[0]
-    start = time.process_time()
+    start = time.process_time() if started is None else started
     know = knowledge(view, rules)
     sit = situation_from_view(view, rules, know)
     scores = score_actions(sit._replace(actions=acts))
@@ -179,6 +218,7 @@ def search_action(
     cuts = {max(1, worlds // 3), max(2, 2 * worlds // 3)}
     failures = 0
     done = 0
+    stages = 0
     while done < worlds:
         world = builder.sample(rng)
         if world is None:
@@ -195,17 +235,89 @@ def search_action(
                 continue
             total[i] += playout.run(g)
             count[i] += 1
-        if done in cuts and len(alive) > 2:
+        if cfg.work is not None:  # halve at a third and two thirds of the work instead
+            stage = 3 * playout.used // cfg.work
+            cut = stage > stages
+            stages = max(stages, stage)
+        else:
+            cut = done in cuts
+        if cut and len(alive) > 2:
             alive.sort(key=lambda i: (-_mean(total[i], count[i]), i))
             alive = sorted(alive[: (len(alive) + 1) // 2])
         if pace is not None:
             pace()
         if cfg.budget is not None and time.process_time() - start > cfg.budget:
             break
+        if cfg.work is not None and playout.used >= cfg.work:
+            break
     if not any(count):
         return cands[0]
     best = max(alive, key=lambda i: (_mean(total[i], count[i]), -i))
     return cands[best]
+
+
+HARD = SearchConfig(worlds=400, candidates=6, budget=0.25, work=WORK, endgame_nodes=ENDGAME_NODES)
+"""The hard player's search: the exact endgame where every card is known, else sampled
+worlds until :data:`WORK` playout moves are spent (the CPU-time budget a safety net)."""
+
+
+def hard_action(
+    view: SeatView,
+    rules: Rules,
+    seed: int = 0,
+    config: SearchConfig | None = None,
+) -> Action:
+    """The hard player's choice: the exact endgame search (:mod:`.endgame`) when the seat
+    knows every card and the search finishes within ``config.endgame_nodes`` positions and
+    finds a move that does not lose; otherwise the sampled search (:func:`search_action`)
+    with what is left of the budget."""
+    cfg = config or HARD
+    acts = [a for a in view.actions if type(a) is not Timeout]
+    if not acts:
+        raise ValueError("no legal action for this seat now")
+    if len(acts) == 1:
+        return acts[0]
+    start = time.process_time()
+    if cfg.endgame_nodes > 0:
+        found = endgame_action(view, rules, acts, cfg, start)
+        if found is not None:
+            return found
+    return search_action(view, rules, seed, cfg, started=start)
+
+
+def endgame_action(
+    view: SeatView, rules: Rules, acts: Sequence[Action], cfg: SearchConfig, start: float
+) -> Action | None:
+    """The exact endgame's best move for a 2-player seat that knows every card (the stock
+    holds none it cannot see); None where it does not apply, runs out of positions, or
+    finds every move lost against perfect play (the sampled search then looks for the
+    best chance against a fallible one). Ties go to the normal heuristic's order."""
+    pub = view.public
+    if pub.players != 2 or pub.teams is not None:
+        return None
+    know = knowledge(view, rules)
+    if know is None or know.stock_hidden or know.spare:
+        return None
+    builder = WorldBuilder(view, rules, know)
+    world = builder.sample(random.Random(0)) if builder.ok else None
+    if world is None:
+        return None
+    scores = score_actions(situation_from_view(view, rules, know)._replace(actions=acts))
+    order = [acts[i] for i in sorted(range(len(acts)), key=lambda i: _rank(scores[i]))]
+    deadline = start + ENDGAME_SHARE * cfg.budget if cfg.budget is not None else None
+    solver = Solver(view.seat, pub.teams, cfg.endgame_nodes, deadline)
+    try:
+        found = solve_root(world, view.seat, order, solver)
+    except (Exhausted, RecursionError):
+        return None
+    best = max(v for _, v in found)
+    if best <= LOSS:
+        return None
+    return next(a for a, v in found if v == best)
+
+
+def _rank(score: float | None) -> float:
+    return -score if score is not None else 1e9
 
 
 def _mean(total: float, count: int) -> float:

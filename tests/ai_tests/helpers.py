@@ -9,8 +9,9 @@ from engine import Game, Rules
 from engine.ai import EasyPlayer, HardPlayer, NormalPlayer, Player, SearchConfig
 from engine.rules import MODIFIERS, PRESETS, TEAM_PLAYERS
 
-# A quick hard player for the many-game tests: the same code path, fewer worlds.
-QUICK = SearchConfig(worlds=4, candidates=3, budget=None)
+# A quick hard player for the many-game tests: the same code path (the exact endgame
+# included), fewer worlds and endgame positions.
+QUICK = SearchConfig(worlds=4, candidates=3, budget=None, endgame_nodes=1500)
 
 # Options that change the flow, mixed in by seed.
 OPTION_MIXES: list[dict[str, object]] = [
