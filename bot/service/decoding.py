@@ -60,8 +60,6 @@ class UpdateReader:
         message = (
             self._remembered(self._messages, pressed, Message, bot) if pressed is not None else None
         )
-        if message is not None and not isinstance(message, Message):
-            return Update.de_json(data, bot)  # an inaccessible message: PTB's way
         extra = {k: v for k, v in query.items() if k not in _QUERY_FIELDS}
         try:
             built = CallbackQuery(

@@ -442,8 +442,7 @@ class TableService:
     async def tourney_of(self, live: Live) -> Tourney | None:
         """The tournament at the table (read from the store the first time it is asked)."""
         if not live.tourney_known:
-            live.tourney = await self._store.tourney(live.table_id)
-            live.tourney_known = True
+            return await self._fresh_tourney(live)
         return live.tourney
 
     async def _fresh_tourney(self, live: Live) -> Tourney | None:

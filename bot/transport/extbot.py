@@ -59,8 +59,6 @@ class DurakBot(ExtBot[None]):
     ) -> tuple[Update, ...]:
         """PTB's ``getUpdates``, each held-back press read here and put in its place."""
         presses = self._presses
-        if presses is not None:
-            presses.take_presses()  # none left from an answer PTB did not finish
         updates = await super().get_updates(
             offset=offset,
             limit=limit,

@@ -322,6 +322,7 @@ class UpdatesRequest(AiohttpRequest):
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """The Bot API's answer, once the updates in it are kept."""
+        self._held = {}  # none left from an answer PTB did not finish reading
         window = self.window
         if window is not None and request_data is not None:
             asked = request_data.parameters.get("timeout")
@@ -366,14 +367,12 @@ class UpdatesRequest(AiohttpRequest):
         return code, payload
 
     def _hold(self, updates: list[Any]) -> None:
-        held: dict[int, dict[str, Any]] = {}
         for i, update in enumerate(updates):
             if isinstance(update, dict) and "callback_query" in update:
                 update_id = update.get("update_id")
                 if isinstance(update_id, int) and not isinstance(update_id, bool):
-                    held[update_id] = update
+                    self._held[update_id] = update
                     updates[i] = {"update_id": update_id}
-        self._held = held
 
 
 _NOTHING: Final = b'{"ok":true,"result":[]}'
