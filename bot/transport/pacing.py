@@ -75,7 +75,8 @@ class Priority(IntEnum):
     OWN = 1
     """The presser's own screen: his hand after his move, a lobby he changed, a reply."""
     TABLE = 2
-    """The group's table."""
+    """The group's table: edited again and again as the game goes, so it leaves the
+    reserve alone, and a post (a game's end, a lobby's answer) never waits behind it."""
     WATCH = 3
     """A hand whose player only watches: it can wait, and leaves the reserve alone."""
 
@@ -137,7 +138,8 @@ class Pacing:
     overall_rate: float = 0.0
     """Requests a second over all chats; 0 = no overall cap."""
     reserve: int = 1
-    """Tokens that content of :attr:`Priority.WATCH` leaves for urgent content."""
+    """Tokens that content of :attr:`Priority.TABLE` and :attr:`Priority.WATCH` leaves for
+    more urgent content."""
     max_retries: int = 3
     """How often a request that drew a 429 is tried again (after the wait) before its
     caller is told."""
@@ -360,7 +362,7 @@ class Pacer(BaseRateLimiter[int]):
             del self._budgets[chat]
 
     def _reserve(self, priority: int) -> int:
-        return self._pacing.reserve if priority >= Priority.WATCH else 0
+        return self._pacing.reserve if priority >= Priority.TABLE else 0
 
     def delay(self, chat: int | str, priority: Priority = Priority.URGENT) -> float:
         """Seconds a request to ``chat`` at ``priority`` would wait now (0: it goes at
