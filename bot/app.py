@@ -57,6 +57,7 @@ def build_application(settings: Settings, pacing: Pacing | None = None) -> Appli
         request=AiohttpRequest(connection_pool_size=256),
         get_updates_request=updates,
         rate_limiter=Pacer(pacing or pacing_of(settings), sent=SentLog()),
+        gather=settings.poll_gather,
     )
     app = (
         ApplicationBuilder()

@@ -147,6 +147,15 @@ class Settings(BaseSettings):
         description="`polling` asks Telegram for updates (no open port needed); "
         "`webhook` lets Telegram post them to `DURAK_WEBHOOK_URL` (production).",
     )
+    poll_gather: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="Polling mode: after an answer to `getUpdates` that brought updates, "
+        "seconds the bot waits before it asks again, so that while presses keep coming one "
+        "request brings several (0: ask at once). A bot that was idle is told of a press "
+        "at once.",
+    )
     webhook_url: str | None = Field(
         None,
         description="Webhook mode: the public HTTPS address Telegram posts updates to, "

@@ -6,11 +6,15 @@ bot's :class:`~bot.transport.request.UpdatesRequest` holds the presses of each a
 back, PTB reads the rest as always (and of a press only its ``update_id``), and
 :meth:`DurakBot.get_updates` puts each press in its place, read by the
 :class:`~bot.service.decoding.UpdateReader`: the same objects, built from parts it has
-built before. Everything else is PTB's ``ExtBot``.
+built before. While updates keep coming, it waits ``gather`` seconds after an answer
+that brought some before it asks again, so that one request brings several: a busy bot
+makes far fewer requests for the same presses, and an idle one is told of a press at once.
+Everything else is PTB's ``ExtBot``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,10 +33,13 @@ class DurakBot(ExtBot[None]):
     """PTB's ``ExtBot`` whose ``getUpdates`` reads presses with an :class:`UpdateReader`
     (when its updates request is an :class:`UpdatesRequest`)."""
 
-    __slots__ = ("_presses", "_reader")
+    __slots__ = ("_busy_at", "_gather", "_presses", "_reader")
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, gather: float = 0.0, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self._gather = gather
+        self._busy_at: float | None = None
+        """When the last answer that brought updates came (None: the last brought none)."""
         self._reader = UpdateReader()
         polling = kwargs.get("get_updates_request")
         self._presses = polling if isinstance(polling, UpdatesRequest) else None
@@ -57,7 +64,13 @@ class DurakBot(ExtBot[None]):
         pool_timeout: ODVInput[float] = DEFAULT_NONE,
         api_kwargs: JSONDict | None = None,
     ) -> tuple[Update, ...]:
-        """PTB's ``getUpdates``, each held-back press read here and put in its place."""
+        """PTB's ``getUpdates``, each held-back press read here and put in its place; after
+        an answer that brought updates, not asked before ``gather`` seconds have passed."""
+        loop = asyncio.get_running_loop()
+        if self._busy_at is not None:
+            wait = self._busy_at + self._gather - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
         presses = self._presses
         updates = await super().get_updates(
             offset=offset,
@@ -70,6 +83,7 @@ class DurakBot(ExtBot[None]):
             pool_timeout=pool_timeout,
             api_kwargs=api_kwargs,
         )
+        self._busy_at = loop.time() if updates and self._gather > 0 else None
         held = presses.take_presses() if presses is not None else {}
         if not held:
             return updates

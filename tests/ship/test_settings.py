@@ -51,6 +51,7 @@ INVALID: list[tuple[str, dict[str, str], str]] = [
         "DURAK_DEFAULT_RULES",
     ),
     ("mode", {**GOOD, "DURAK_MODE": "push"}, "DURAK_MODE"),
+    ("poll-gather", {**GOOD, "DURAK_POLL_GATHER": "-0.1"}, "DURAK_POLL_GATHER"),
     ("webhook-no-url", {**GOOD, "DURAK_MODE": "webhook"}, "DURAK_WEBHOOK_URL"),
     (
         "webhook-no-secret",
