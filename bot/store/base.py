@@ -34,6 +34,7 @@ from bot.store.models import (
     TableStatus,
     TallyRow,
     Tourney,
+    TourneyEnded,
     TourneyStatus,
     TourneyWin,
     Unset,
@@ -415,9 +416,10 @@ class Store(Protocol):
 
     async def end_tourney(
         self, table_id: int, status: TourneyStatus, champion: Seat | None = None
-    ) -> bool:
+    ) -> TourneyEnded | None:
         """End a tournament (a champion who is a person is given the tournament's
-        achievement in the same transaction): True for the one call that ended it."""
+        achievement in the same transaction): for the one call that ended it, who was
+        given the achievement; None if it had ended already."""
         ...
 
     async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:

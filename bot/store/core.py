@@ -55,6 +55,7 @@ from bot.store.models import (
     TableStatus,
     TallyRow,
     Tourney,
+    TourneyEnded,
     TourneyStatus,
     TourneyWin,
     Unset,
@@ -1499,15 +1500,16 @@ class SqlStore:
         table_id: int,
         status: TourneyStatus,
         champion: Seat | None = None,
-    ) -> bool:
-        """End a tournament (``done``, with its ``champion``, or ``cancelled``): True for
-        the one call that ended it, False if it had ended already."""
+    ) -> TourneyEnded | None:
+        """End a tournament (``done``, with its ``champion``, or ``cancelled``): for the
+        one call that ended it, the champions given the tournament's achievement by it
+        (those who had not had it); None if it had ended already."""
         if status not in (TourneyStatus.DONE, TourneyStatus.CANCELLED):
             raise ValueError(f"a tournament ends done or cancelled, not {status}")
         now = self._clock()
         user = champion.user_id if champion is not None else None
 
-        def end() -> Body[bool]:
+        def end() -> Body[TourneyEnded | None]:
             rows = yield Fetch(
                 "UPDATE tournaments SET status = ?, champion = ?, champion_user = ?, "
                 "champion_name = ?, finished_at = ? "
@@ -1521,10 +1523,13 @@ class SqlStore:
                     table_id,
                 ),
             )
-            if rows and status == TourneyStatus.DONE and user is not None:
+            if not rows:
+                return None
+            awarded: list[int] = []
+            if status == TourneyStatus.DONE and user is not None:
                 # the champion's achievement, in the same transaction: given once
-                yield from achievements.award_tournament(self.dialect, [user], now)
-            return bool(rows)
+                awarded = yield from achievements.award_tournament(self.dialect, [user], now)
+            return TourneyEnded(tuple(awarded))
 
         return await self._write(end)
 

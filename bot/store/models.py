@@ -504,6 +504,16 @@ class Tourney:
 
 
 @dataclass(frozen=True, slots=True)
+class TourneyEnded:
+    """A tournament just ended, by the call that returns this."""
+
+    awarded: tuple[int, ...] = ()
+    """The champions (people) who earned the tournament's achievement in that transaction:
+    those who had not had it before. Only this call knows: the end message shows it
+    once."""
+
+
+@dataclass(frozen=True, slots=True)
 class TourneyWin:
     """A tournament won: by ``user_id`` in ``chat_id`` at ``at`` (its table ``table_id``)."""
 
