@@ -435,6 +435,6 @@ class Store(Protocol):
     async def tourney_wins(
         self, *, chat_id: int | None = None, user_id: int | None = None
     ) -> list[TourneyWin]:
-        """The tournaments won by people, in ``chat_id`` and by ``user_id`` if given, oldest
-        first: who won, where, when (what the achievements read)."""
+        """The tournaments won (by people and computer players), in ``chat_id`` and by
+        ``user_id`` if given, oldest first: who won, where, when."""
         ...

@@ -549,3 +549,52 @@ async def test_the_champions_achievement_is_told_once_after_a_restart_before_the
             (user[0][0],),
         ) == [(1,)]
         assert tg.rate_limited == []
+
+
+async def test_a_computer_champion_in_stats_as_its_other_figures(tmp_path: Path) -> None:
+    """Ann and a computer player; Ann gives up in game 1 and leaves the tournament: the
+    computer is champion. The group's /stats, which lists computer players with their
+    games and times durak, shows its tournament on its line; nobody is given an
+    achievement for it; Ann's /me counts no tournament won."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 1)
+        (ann,) = table.users
+        await english_group(db, table.group.id)
+        settings = settings_for(tg, db, tourney_pause=PAUSE, ai_delay=0.0)
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            lobby = await open_tourney(table)
+            await table.press(ann, lobby, table.lobby_button("a"))
+            picker = await tg.wait_for(
+                lambda: next((d for d in callback_buttons(lobby) if kind_of(d) == "b"), None),
+                timeout=10,
+            )
+            await table.press(ann, lobby, picker)
+            await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
+            await table.press(ann, lobby, table.lobby_button("s"))
+            await tg.wait_for(lambda: stored(db, table.table_id).status == "playing", timeout=10)
+            computer = next(s["name"] for s in seats_of(db, table.table_id) if s["ai"])
+            await tg.send_command(ann, table.group, "leave")
+            final = await tg.wait_for_message(
+                table.group, lambda m: "ends early" in m.plain_text, timeout=10
+            )
+            assert f"Champion: 🤖 {computer}" in final.plain_text or (
+                f"Champion: {computer}" in final.plain_text
+            ), final.plain_text
+            assert "🏅" not in final.plain_text, "a computer earns no achievement"
+            assert query(db, "SELECT champion, champion_user FROM tournaments") == [
+                (f"ai:{computer}", None)
+            ]
+            assert query(db, "SELECT count(*) FROM achievements WHERE code = 'tournament'") == [
+                (0,)
+            ]
+            stats = (await table.stats()).plain_text
+            lines = {line for line in stats.splitlines() if " — " in line}
+            mine = next(line for line in lines if computer in line)
+            assert "🏆 1 tournament" in mine, stats
+            theirs = next(line for line in lines if "Ann" in line)
+            assert "🏆" not in theirs, stats
+            me = await table.command(0, "me")
+            assert "Tournaments won" not in me.plain_text, me.plain_text
+        assert tg.rate_limited == []
