@@ -1,7 +1,9 @@
 """Tournaments in a group, end to end: /tournament's sign-up (Join, Start, 3/5/7/10 games),
 the games following one another at the same table, the standings after each game, the
-champion, /stats and /me; who may choose and start; a player leaving; /cancel; a computer
-player; a restart between two games; the group's message limit."""
+champion and his new achievement (once, also when a restart comes between the last game and
+the tournament's end, on SQLite and PostgreSQL), /stats and /me; who may choose and start;
+a player leaving; /cancel; a computer player, and a computer champion in /stats; a restart
+between two games; the group's message limit."""
 
 from __future__ import annotations
 
