@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from bot import render as r
 from bot.base.i18n import Lang
+from bot.ratings.achievements import TOURNAMENT
 from bot.service.shards import NotHere
 from bot.service.tables import MIN_SEATS, Live, Refused
 from bot.service.tourneys import TOURNEY_PAUSE, Standing, standings
@@ -76,7 +77,15 @@ class TourneyDesk:
         if early is None:
             self.schedule(live.table_id, self.pause)
             return r.TourneyView(rows, played, tourney.games)
-        champion = await self._end(live, rows)
+        champion, awarded = await self._end(live, rows)
+        # the champion's achievement, given as the tournament ended, is new in this game's
+        # end message like the game's own: on his seat's line if he played it
+        unseated = []
+        for user_id in awarded:
+            if live.seat_of(user_id) is not None:
+                live.earned = (*live.earned, (user_id, TOURNAMENT))
+            elif champion is not None:
+                unseated.append((champion, (TOURNAMENT,)))
         return r.TourneyView(
             rows,
             played,
@@ -84,6 +93,7 @@ class TourneyDesk:
             over=True,
             champion=champion,
             early=None if early == "done" else early,
+            earned=tuple(unseated),
         )
 
     def _why_over(self, live: Live, played: int, total: int) -> str | None:
@@ -102,20 +112,23 @@ class TourneyDesk:
             return "rules"
         return None
 
-    async def _end(self, live: Live, rows: list[Standing]) -> str | None:
-        """End the tournament with its leader as champion; his name (None: no games)."""
+    async def _end(self, live: Live, rows: list[Standing]) -> tuple[str | None, tuple[int, ...]]:
+        """End the tournament with its leader as champion: his name (None: no games), and
+        the users this call gave the tournament's achievement (none if another call had
+        ended it, or he had it already)."""
         champion = rows[0] if rows else None
         ended = await self._rt.tables.end_tourney(
             live, TourneyStatus.DONE, champion.seat if champion is not None else None
         )
-        if ended:
+        if ended is not None:
             log.info(
                 "table %s chat %s: tournament over, champion %s",
                 live.table_id,
                 live.row.chat_id,
                 champion.player if champion is not None else None,
             )
-        return champion.name if champion is not None else None
+        awarded = ended.awarded if ended is not None else ()
+        return (champion.name if champion is not None else None), awarded
 
     # ------------------------------------------------------------------ the next deal
 
@@ -162,7 +175,8 @@ class TourneyDesk:
             early = self._why_over(live, len(games), tourney.games)
             if early is not None:
                 rows = standings(tourney, games)
-                champion = await self._end(live, rows)
+                champion, awarded = await self._end(live, rows)
+                # no game's end message follows: the stop message shows what is new
                 ended = r.TourneyView(
                     rows,
                     len(games),
@@ -170,6 +184,7 @@ class TourneyDesk:
                     over=True,
                     champion=champion,
                     early=None if early == "done" else early,
+                    earned=((champion, (TOURNAMENT,)),) if awarded and champion else (),
                 )
             else:
                 try:
@@ -212,7 +227,7 @@ class TourneyDesk:
         if handle is not None:
             handle.cancel()
         games = await tables.tourney_games(live) if was_running else []
-        if not await tables.end_tourney(live, TourneyStatus.CANCELLED):
+        if await tables.end_tourney(live, TourneyStatus.CANCELLED) is None:
             return False
         log.info("table %s: tournament stopped after %d games", live.table_id, len(games))
         if was_running and announce:

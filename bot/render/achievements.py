@@ -11,7 +11,13 @@ from bot.ratings.achievements import BY_CODE, CATALOGUE
 
 from .common import Player, name_of
 
-__all__ = ["AchievementLike", "achievement_title", "earned_lines", "me_achievement_lines"]
+__all__ = [
+    "AchievementLike",
+    "achievement_title",
+    "earned_line",
+    "earned_lines",
+    "me_achievement_lines",
+]
 
 
 class AchievementLike(Protocol):
@@ -33,13 +39,21 @@ def earned_lines(
 ) -> list[str]:
     """One line per player who just earned something (``(seat, codes)``): "🏅 New for
     <name>: 🎉 First win, …". Codes not in the catalogue are left out."""
-    lines = []
-    for seat, codes in earned:
-        known = [c for c in codes if c in BY_CODE]
-        if known:
-            shown = ", ".join(achievement_title(lang, c) for c in known)
-            lines.append(tr(lang, "ach.new", name=name_of(players, seat), list=shown))
-    return lines
+    return [
+        line
+        for seat, codes in earned
+        if (line := earned_line(name_of(players, seat), codes, lang)) is not None
+    ]
+
+
+def earned_line(name: str, codes: Sequence[str], lang: Lang) -> str | None:
+    """One player's line, "🏅 New for <name>: 🎉 First win, …" (``name`` escaped
+    already); None if none of ``codes`` is in the catalogue."""
+    known = [c for c in codes if c in BY_CODE]
+    if not known:
+        return None
+    shown = ", ".join(achievement_title(lang, c) for c in known)
+    return tr(lang, "ach.new", name=name, list=shown)
 
 
 def _date(lang: Lang, when: float) -> str:

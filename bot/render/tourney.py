@@ -11,6 +11,7 @@ from bot.base.i18n import Lang, tr
 from bot.service import callbacks as cb
 from bot.service.tourneys import TOURNEY_GAMES, Standing
 
+from .achievements import earned_line
 from .common import MAX_TEXT, Button, esc, short_name
 from .limits import fit_lines
 
@@ -40,6 +41,10 @@ class TourneyView:
     """The champion's name (raw), once it is over."""
     early: str | None = None
     """Why it ended before its last game: ``players``, ``rules`` or ``people``."""
+    earned: Sequence[tuple[str, Sequence[str]]] = ()
+    """Achievements its end just gave to players the message names by no seat (raw name,
+    codes): the champion's, when no game's end shows them (the tournament ended between
+    two games, or he no longer sat at the table)."""
 
 
 def points_text(halves: int, lang: Lang) -> str:
@@ -87,6 +92,10 @@ def tourney_lines(view: TourneyView, lang: Lang, budget: int = MAX_TEXT) -> list
         tail.append(tr(lang, f"tourney.early_{view.early}"))
     if view.over and view.champion:
         tail.append(tr(lang, "tourney.champion", name=esc(short_name(view.champion))))
+        for name, codes in view.earned:
+            line = earned_line(esc(short_name(name)), codes, lang)
+            if line is not None:
+                tail.append(line)
     elif not view.over:
         tail.append(tr(lang, "tourney.next"))
     room = budget - sum(len(line) + 1 for line in (title, *tail)) - 2
@@ -96,8 +105,9 @@ def tourney_lines(view: TourneyView, lang: Lang, budget: int = MAX_TEXT) -> list
 def render_tourney_stop(view: TourneyView, lang: Lang) -> str:
     """The group message when a tournament was stopped (/cancel) or ended between two
     games (too few players left): what was played, the standings so far, the champion if
-    it ended rather than was stopped."""
-    if view.early is None:
+    it ended rather than was stopped (its last game over, its end not yet told: a restart
+    came between the two)."""
+    if view.early is None and view.champion is None:
         key = "tourney.cancelled" if view.played else "tourney.cancelled_none"
         head = [tr(lang, key, played=view.played, total=view.total)]
         if not view.standings:

@@ -32,6 +32,7 @@ from bot.store import (
     TableRow,
     TableStatus,
     Tourney,
+    TourneyEnded,
     TourneyStatus,
     is_private_chat,
     shard_of,
@@ -527,9 +528,10 @@ class TableService:
 
     async def end_tourney(
         self, live: Live, status: TourneyStatus, champion: Seat | None = None
-    ) -> bool:
-        """End the tournament (done, with its champion; or cancelled): True for the one
-        call that ended it."""
+    ) -> TourneyEnded | None:
+        """End the tournament (done, with its champion; or cancelled): for the one call
+        that ended it, the champions it gave the tournament's achievement (None: it had
+        ended already)."""
         ended = await self._store.end_tourney(live.table_id, status, champion)
         await self._fresh_tourney(live)
         return ended

@@ -34,6 +34,7 @@ from bot.store.models import (
     TableStatus,
     TallyRow,
     Tourney,
+    TourneyEnded,
     TourneyStatus,
     TourneyWin,
     Unset,
@@ -415,9 +416,10 @@ class Store(Protocol):
 
     async def end_tourney(
         self, table_id: int, status: TourneyStatus, champion: Seat | None = None
-    ) -> bool:
+    ) -> TourneyEnded | None:
         """End a tournament (a champion who is a person is given the tournament's
-        achievement in the same transaction): True for the one call that ended it."""
+        achievement in the same transaction): for the one call that ended it, who was
+        given the achievement; None if it had ended already."""
         ...
 
     async def tourney_games(self, tourney: Tourney) -> list[GameRecord]:
@@ -433,6 +435,6 @@ class Store(Protocol):
     async def tourney_wins(
         self, *, chat_id: int | None = None, user_id: int | None = None
     ) -> list[TourneyWin]:
-        """The tournaments won by people, in ``chat_id`` and by ``user_id`` if given, oldest
-        first: who won, where, when (what the achievements read)."""
+        """The tournaments won (by people and computer players), in ``chat_id`` and by
+        ``user_id`` if given, oldest first: who won, where, when."""
         ...

@@ -55,6 +55,7 @@ from bot.store.models import (
     TableStatus,
     TallyRow,
     Tourney,
+    TourneyEnded,
     TourneyStatus,
     TourneyWin,
     Unset,
@@ -1499,15 +1500,16 @@ class SqlStore:
         table_id: int,
         status: TourneyStatus,
         champion: Seat | None = None,
-    ) -> bool:
-        """End a tournament (``done``, with its ``champion``, or ``cancelled``): True for
-        the one call that ended it, False if it had ended already."""
+    ) -> TourneyEnded | None:
+        """End a tournament (``done``, with its ``champion``, or ``cancelled``): for the
+        one call that ended it, the champions given the tournament's achievement by it
+        (those who had not had it); None if it had ended already."""
         if status not in (TourneyStatus.DONE, TourneyStatus.CANCELLED):
             raise ValueError(f"a tournament ends done or cancelled, not {status}")
         now = self._clock()
         user = champion.user_id if champion is not None else None
 
-        def end() -> Body[bool]:
+        def end() -> Body[TourneyEnded | None]:
             rows = yield Fetch(
                 "UPDATE tournaments SET status = ?, champion = ?, champion_user = ?, "
                 "champion_name = ?, finished_at = ? "
@@ -1521,10 +1523,13 @@ class SqlStore:
                     table_id,
                 ),
             )
-            if rows and status == TourneyStatus.DONE and user is not None:
+            if not rows:
+                return None
+            awarded: list[int] = []
+            if status == TourneyStatus.DONE and user is not None:
                 # the champion's achievement, in the same transaction: given once
-                yield from achievements.award_tournament(self.dialect, [user], now)
-            return bool(rows)
+                awarded = yield from achievements.award_tournament(self.dialect, [user], now)
+            return TourneyEnded(tuple(awarded))
 
         return await self._write(end)
 
@@ -1563,13 +1568,14 @@ class SqlStore:
     async def tourney_wins(
         self, *, chat_id: int | None = None, user_id: int | None = None
     ) -> list[TourneyWin]:
-        """The tournaments won (by people: a computer player's wins are not kept here), in
-        ``chat_id`` and by ``user_id`` if given, oldest first: who won, where, when."""
+        """The tournaments won (by people and by computer players, as the series count
+        both), in ``chat_id`` and by ``user_id`` if given, oldest first: who won, where,
+        when."""
         sql = (
             "SELECT o.chat_id, o.table_id, o.champion_user, "
-            "coalesce(u.name, o.champion_name), o.finished_at FROM tournaments AS o "
+            "coalesce(u.name, o.champion_name), o.finished_at, o.champion FROM tournaments AS o "
             "LEFT JOIN users AS u ON u.user_id = o.champion_user "
-            "WHERE o.champion_user IS NOT NULL AND o.status = 'done'"
+            "WHERE o.champion IS NOT NULL AND o.status = 'done'"
         )
         params: list[Any] = []
         if chat_id is not None:
@@ -1579,7 +1585,17 @@ class SqlStore:
             sql += " AND o.champion_user = ?"
             params.append(user_id)
         rows = await self._fetch(sql + " ORDER BY o.finished_at, o.table_id", params, long=True)
-        return [TourneyWin(int(r[0]), int(r[1]), int(r[2]), r[3] or "", float(r[4])) for r in rows]
+        return [
+            TourneyWin(
+                int(r[0]),
+                int(r[1]),
+                None if r[2] is None else int(r[2]),
+                r[3] or "",
+                float(r[4]),
+                str(r[5]),
+            )
+            for r in rows
+        ]
 
 
 PairsLike = Iterable[tuple[Waiting, Waiting]]

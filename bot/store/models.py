@@ -504,11 +504,24 @@ class Tourney:
 
 
 @dataclass(frozen=True, slots=True)
+class TourneyEnded:
+    """A tournament just ended, by the call that returns this."""
+
+    awarded: tuple[int, ...] = ()
+    """The champions (people) who earned the tournament's achievement in that transaction:
+    those who had not had it before. Only this call knows: the end message shows it
+    once."""
+
+
+@dataclass(frozen=True, slots=True)
 class TourneyWin:
-    """A tournament won: by ``user_id`` in ``chat_id`` at ``at`` (its table ``table_id``)."""
+    """A tournament won: by ``player`` in ``chat_id`` at ``at`` (its table ``table_id``)."""
 
     chat_id: int
     table_id: int
-    user_id: int
+    user_id: int | None
+    """The champion's user id; None: a computer player won it."""
     name: str
     at: float
+    player: str = ""
+    """The champion's key, as the series tallies have it: ``u:<id>`` or ``ai:<name>``."""

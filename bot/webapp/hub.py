@@ -201,10 +201,11 @@ class Hub:
         return pick_lang(user.language_code, stored)
 
     async def prepare(self, live: Live) -> None:
-        """Load what a table's frames need besides its state (the group's title, the
-        series) before its first page is shown."""
+        """Load what a table's frames need besides its state (the group's title, its
+        tournament, the series) before its first page is shown."""
         if not live.own_chats:
             await self._presenter.title(live.row.chat_id)
+            await self._rt.tables.tourney_of(live)  # a sign-up's number of games
         await self._tally(live)
 
     # ---------------------------------------------------------------- changes

@@ -27,7 +27,7 @@ from bot.render.lobby import lobby_problem
 from bot.render.table import role_words, title_line, turn_line
 from bot.service import callbacks as cb
 from bot.service.tables import Live
-from bot.store import TableStatus, TallyRow
+from bot.store import TableStatus, TallyRow, TourneyStatus
 from engine import Card, PublicView, SeatView, Suit
 from engine.actions import Covered, Led, Thrown, Transferred, TrumpShown
 from engine.result import Result
@@ -327,11 +327,51 @@ def _keyboard_buttons(
     return found
 
 
+def _signing_up(live: Live) -> int | None:
+    """The number of games of the tournament signing up at a group's table (None: no
+    tournament, or it is not signing up). The tournament as the table service last read
+    it: the hub reads it before a table's first page, and a choice reads it again."""
+    tourney = live.tourney if live.tourney_known and not live.own_chats else None
+    if tourney is None or tourney.status != TourneyStatus.OPEN:
+        return None
+    return tourney.games
+
+
+def _tourney(
+    scene: Scene, screen: r.Screen, games: int, lang: Lang, seat: int | None
+) -> dict[str, Any]:
+    """The lobby's tournament: its number of games in words, how it scores, and for a
+    seated viewer the choice of the number, read off the chat's sign-up keyboard (the
+    lobby's creator or an admin may choose; another's tap is refused as in the chat)."""
+    title, scoring, choose = r.tourney_lobby_lines(games, lang)
+    choices = []
+    if seat is not None:
+        keyboard = screen.keyboard.buttons() if screen.keyboard is not None else ()
+        for button in keyboard:
+            decoded = scene.codec.decode(button.data) if button.data is not None else None
+            if isinstance(decoded, cb.TourneyGames):
+                choices.append(
+                    {
+                        **_button("games", button),
+                        "games": decoded.games,
+                        "chosen": decoded.games == games,
+                    }
+                )
+    return {
+        "games": games,
+        "title": plain(title),
+        "scoring": plain(scoring),
+        "choose": plain(choose) if choices else None,
+        "buttons": choices,
+    }
+
+
 def _lobby(
     scene: Scene, lang: Lang, seat: int | None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     live = scene.live
-    ctx = r.LobbyContext(live.table_id, live.version, codec=scene.codec)
+    games = _signing_up(live)
+    ctx = r.LobbyContext(live.table_id, live.version, codec=scene.codec, tourney=games)
     if live.solo:
         count, level = solo_opponents(live)
         screen = r.render_solo_lobby(live.rules, count, level, lang, ctx)
@@ -342,6 +382,7 @@ def _lobby(
         "players": [_name(scene.players, i) for i in range(len(scene.players))],
         "rules": plain(r.rules_summary(live.rules, lang)),
         "problem": plain(problem) if problem else None,
+        "tourney": _tourney(scene, screen, games, lang, seat) if games is not None else None,
     }
     # tailored to the viewer: Join for those not seated, Leave and Start for the seated;
     # Start without its press (greyed) while the lobby cannot start, lobby.problem says why

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot import render as r
-from bot.base.i18n import LANGS, Lang
+from bot.base.i18n import LANGS, Lang, tr
 from bot.render.common import Player
 from bot.render.end import EndContext, render_end
 from bot.render.lobby import LobbyContext, render_lobby
@@ -103,3 +103,21 @@ def test_an_early_end_and_a_stop() -> None:
     text = r.render_tourney_stop(stopped, "en")
     assert "stopped after 2 of 5 games" in text and "Champion" not in text and "Bob" in text
     assert "первой партии" in r.render_tourney_stop(r.TourneyView([], 0, 5), "ru")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_end_told_after_a_restart_names_the_champion_and_his_new_achievement(
+    lang: Lang,
+) -> None:
+    # its last game over before a restart, the tournament ended by the next process: its
+    # own message, the final standings with the champion, not a stop
+    view = r.TourneyView(
+        ROWS, 5, 5, over=True, champion="Ann <x>", earned=(("Ann <x>", ("tournament",)),)
+    )
+    text = r.render_tourney_stop(view, lang)
+    stopped = r.render_tourney_stop(r.TourneyView(ROWS, 5, 5, over=True), lang)
+    assert text.splitlines()[0] != stopped.splitlines()[0], "not said as a stop"
+    assert text.count("🏅") == 1 and "🏆 " + tr(lang, "ach.tournament.name") in text
+    assert "Ann &lt;x&gt;" in text and "Ann <x>" not in text, "the name escaped"
+    none = r.TourneyView(ROWS, 5, 5, over=True, champion="Ann")
+    assert "🏅" not in r.render_tourney_stop(none, lang), "nothing new, no line"

@@ -1,7 +1,9 @@
 """Tournaments in a group, end to end: /tournament's sign-up (Join, Start, 3/5/7/10 games),
 the games following one another at the same table, the standings after each game, the
-champion, /stats and /me; who may choose and start; a player leaving; /cancel; a computer
-player; a restart between two games; the group's message limit."""
+champion and his new achievement (once, also when a restart comes between the last game and
+the tournament's end, on SQLite and PostgreSQL), /stats and /me; who may choose and start;
+a player leaving; /cancel; a computer player, and a computer champion in /stats; a restart
+between two games; the group's message limit."""
 
 from __future__ import annotations
 
@@ -12,13 +14,16 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_telegram import FakeMessage, FakeTelegramServer, Limits
+from store_backends import Database, PostgresDatabase, SqliteDatabase
 
 from bot.service.tourneys import game_halves, teams_of
 from bot.store import ChatRow, Outcome, SqliteStore
 from engine import Rules
 
 from .harness import (
+    CHOICE_KINDS,
     Data,
     Table,
     bot_running,
@@ -131,6 +136,18 @@ def shown_points(text: str) -> dict[str, str]:
     return found
 
 
+def new_champions(*messages: FakeMessage) -> list[str]:
+    """The players the messages' "🏅 New for …" lines give the tournament's achievement
+    ("🏆 Champion"), one per line."""
+    found = []
+    for message in messages:
+        for line in message.plain_text.splitlines():
+            m = re.match(r"^🏅 New for (.+?): (.+)$", line)
+            if m and "🏆 Champion" in m.group(2).split(", "):
+                found.append(m.group(1))
+    return found
+
+
 def words(halves: int) -> str:
     whole, half = divmod(halves, 2)
     if half:
@@ -207,6 +224,10 @@ async def test_a_tournament_of_three_games_to_its_champion(tmp_path: Path) -> No
             assert status == "done" and f"Champion: {champion}" in final.plain_text
             assert want[champion] == max(want.values())
             assert any(kind_of(d) == "m" for d in callback_buttons(final)), "a rematch at last"
+            # the champion's achievement, given as the tournament ended, is new in the last
+            # end message like any other, on his line, once in the group
+            assert new_champions(final) == [champion], final.plain_text
+            assert new_champions(*tg.bot_messages(table.group)) == [champion]
             assert stored(db, table.table_id).game_no == 3, "three games, no fourth"
             await asyncio.sleep(PAUSE * 3)
             assert stored(db, table.table_id).status == "finished", "no fourth deal"
@@ -220,6 +241,8 @@ async def test_a_tournament_of_three_games_to_its_champion(tmp_path: Path) -> No
             assert "Tournaments won: 1" in me.plain_text or "Tournaments won: 1" in (
                 me.caption or ""
             )
+            assert "🏆 Champion" in me.plain_text, me.plain_text
+            assert new_champions(*tg.bot_messages(table.group)) == [champion], "still once"
         assert tg.rate_limited == []
 
 
@@ -443,4 +466,137 @@ async def test_a_restart_between_two_games_then_cancel(tmp_path: Path) -> None:
             await tg.wait_for(lambda: query(db, "SELECT count(*) FROM tables")[0][0] == 2, 10)
             stats = await table.stats()
             assert "🏆" not in stats.plain_text
+        assert tg.rate_limited == []
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """The SQLite file of the ``database`` fixture's SQLite runs."""
+    return tmp_path / "durak.sqlite3"
+
+
+def playing_buttons(hand: FakeMessage | None) -> list[str]:
+    """A hand's buttons that play (cards, Take, Pass, a choice's): never Give up."""
+    return [d for d in callback_buttons(hand) if kind_of(d) in "tqn" or kind_of(d) in CHOICE_KINDS]
+
+
+async def press_until_ends(table: Table, ends: int, rng: random.Random) -> FakeMessage:
+    """Press the playing buttons of random hands until the group has ``ends`` end messages
+    of the tournament (read from the messages alone: any database); the last of them."""
+    deadline = asyncio.get_running_loop().time() + 120
+    while len(game_ends(table)) < ends:
+        assert asyncio.get_running_loop().time() < deadline, "the game did not end"
+        user = rng.choice(table.users)
+        hand = table.hand(user)
+        buttons = playing_buttons(hand)
+        if hand is None or not buttons:
+            await asyncio.sleep(0.01)
+            continue
+        await table.press(user, hand, rng.choice(buttons))
+    return game_ends(table)[ends - 1]
+
+
+async def test_the_champions_achievement_is_told_once_after_a_restart_before_the_end(
+    database: Database,
+) -> None:
+    """The last game is over but the tournament is not ended when the bot stops (the state
+    a restart between the last game's end and the tournament's end leaves; made here by
+    stopping in the pause after game 2 of 3 and shortening the tournament to the 2 games
+    played). The next process ends it: its message names the champion and his "🏅 New"
+    line, once; another restart tells nothing again. On SQLite and PostgreSQL."""
+    rng = random.Random(2028)
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 2)
+        async with database.open() as store:
+            await store.save_chat(ChatRow(table.group.id, "en", RULES.model_dump_json(), None))
+        where: dict[str, Any] = (
+            {"database_url": database.url} if isinstance(database, PostgresDatabase) else {}
+        )
+        db = database.path if isinstance(database, SqliteDatabase) else Path("unused.sqlite3")
+        settings = settings_for(tg, db, tourney_pause=2.0, **where)
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            lobby = await open_tourney(table)
+            await table.press(table.users[0], lobby, games_buttons(lobby)["3"])
+            await tg.wait_for(lambda: "✅ 3" in games_buttons(lobby), timeout=10)
+            await table.join_all()
+            await table.start()
+            await press_until_ends(table, 1, rng)
+            second = await press_until_ends(table, 2, rng)
+            assert "after game 2 of 3" in second.plain_text, second.plain_text
+        assert await database.query("SELECT status FROM tournaments") == [("running",)]
+        await database.query("UPDATE tournaments SET games = 2")
+        async with bot_running(tg, db, settings=settings):
+            final = await tg.wait_for_message(
+                table.group, lambda m: "Final standings" in m.plain_text, timeout=15
+            )
+            ((champion, status),) = await database.query(
+                "SELECT champion_name, status FROM tournaments"
+            )
+            assert status == "done"
+            assert f"Champion: {champion}" in final.plain_text, final.plain_text
+            assert "stopped" not in final.plain_text, "it ended: it was not stopped"
+            assert new_champions(final) == [champion], final.plain_text
+            seat = [u.first_name for u in table.users].index(champion)
+            me = await table.command(seat, "me")
+            assert "🏆 Champion" in me.plain_text, me.plain_text
+        async with bot_running(tg, db, settings=settings):
+            await tg.settle(quiet=1.0, timeout=10)
+        assert new_champions(*tg.bot_messages(table.group)) == [champion], "told once"
+        user = await database.query(
+            "SELECT champion_user FROM tournaments WHERE champion_name = ?", (champion,)
+        )
+        assert await database.query(
+            "SELECT count(*) FROM achievements WHERE code = 'tournament' AND user_id = ?",
+            (user[0][0],),
+        ) == [(1,)]
+        assert tg.rate_limited == []
+
+
+async def test_a_computer_champion_in_stats_as_its_other_figures(tmp_path: Path) -> None:
+    """Ann and a computer player; Ann gives up in game 1 and leaves the tournament: the
+    computer is champion. The group's /stats, which lists computer players with their
+    games and times durak, shows its tournament on its line; nobody is given an
+    achievement for it; Ann's /me counts no tournament won."""
+    db = tmp_path / "durak.sqlite3"
+    async with FakeTelegramServer(limits=Limits.fast()) as tg:
+        table = await Table.create(tg, 1)
+        (ann,) = table.users
+        await english_group(db, table.group.id)
+        settings = settings_for(tg, db, tourney_pause=PAUSE, ai_delay=0.0)
+        async with bot_running(tg, db, settings=settings):
+            await table.start_bots()
+            lobby = await open_tourney(table)
+            await table.press(ann, lobby, table.lobby_button("a"))
+            picker = await tg.wait_for(
+                lambda: next((d for d in callback_buttons(lobby) if kind_of(d) == "b"), None),
+                timeout=10,
+            )
+            await table.press(ann, lobby, picker)
+            await tg.wait_for(lambda: "2/6" in lobby.plain_text, timeout=10)
+            await table.press(ann, lobby, table.lobby_button("s"))
+            await tg.wait_for(lambda: stored(db, table.table_id).status == "playing", timeout=10)
+            computer = next(s["name"] for s in seats_of(db, table.table_id) if s["ai"])
+            await tg.send_command(ann, table.group, "leave")
+            final = await tg.wait_for_message(
+                table.group, lambda m: "ends early" in m.plain_text, timeout=10
+            )
+            assert f"Champion: 🤖 {computer}" in final.plain_text or (
+                f"Champion: {computer}" in final.plain_text
+            ), final.plain_text
+            assert "🏅" not in final.plain_text, "a computer earns no achievement"
+            assert query(db, "SELECT champion, champion_user FROM tournaments") == [
+                (f"ai:{computer}", None)
+            ]
+            assert query(db, "SELECT count(*) FROM achievements WHERE code = 'tournament'") == [
+                (0,)
+            ]
+            stats = (await table.stats()).plain_text
+            lines = {line for line in stats.splitlines() if " — " in line}
+            mine = next(line for line in lines if computer in line)
+            assert "🏆 1 tournament" in mine, stats
+            theirs = next(line for line in lines if "Ann" in line)
+            assert "🏆" not in theirs, stats
+            me = await table.command(0, "me")
+            assert "Tournaments won" not in me.plain_text, me.plain_text
         assert tg.rate_limited == []

@@ -10,6 +10,7 @@ from bot.store import (
     Seat,
     Store,
     TableStatus,
+    TourneyEnded,
     TourneyStatus,
     UserRow,
     shard_of,
@@ -65,8 +66,10 @@ async def test_a_tournament_signs_up_starts_and_ends_once(store: Store, clock: F
     assert [g.game_no for g in games] == [1, 2]
     assert [g.outcome.durak_seats for g in games if g.outcome] == [(2,), (1,)]
     clock.advance(5)
-    assert await store.end_tourney(lobby.table_id, TourneyStatus.DONE, ALICE)
-    assert not await store.end_tourney(lobby.table_id, TourneyStatus.CANCELLED), "ended once"
+    assert await store.end_tourney(lobby.table_id, TourneyStatus.DONE, ALICE) == TourneyEnded(
+        (ALICE.user_id,)
+    )
+    assert await store.end_tourney(lobby.table_id, TourneyStatus.CANCELLED) is None, "ended once"
     done = await store.tourney(lobby.table_id)
     assert done is not None and done.status == TourneyStatus.DONE
     assert (done.champion, done.champion_user, done.champion_name) == ("u:1", 1, "Alice")
@@ -87,12 +90,17 @@ async def test_wins_by_group_and_by_player(store: Store, clock: FakeClock) -> No
     await store.open_tourney(computer.table_id, -100, 3)
     await store.end_tourney(computer.table_id, TourneyStatus.DONE, Seat.computer("Bot", "easy"))
     here = await store.tourney_wins(chat_id=-100)
-    assert [(w.user_id, w.name) for w in here] == [(1, "Alice Renamed"), (2, "Boris")]
+    # a computer champion's win is kept by its key, as the series keep its games
+    assert [(w.user_id, w.name, w.player) for w in here] == [
+        (1, "Alice Renamed", "u:1"),
+        (2, "Boris", "u:2"),
+        (None, "Bot", "ai:Bot"),
+    ]
     assert [w.at for w in here] == sorted(w.at for w in here)
     mine = await store.tourney_wins(user_id=1)
     assert [w.chat_id for w in mine] == [-100, -200]
     assert [w.chat_id for w in await store.tourney_wins(chat_id=-200, user_id=2)] == []
-    assert len(await store.tourney_wins()) == 3
+    assert len(await store.tourney_wins()) == 4
 
 
 async def test_a_cancelled_start_signs_up_again(store: Store) -> None:
@@ -122,8 +130,9 @@ async def test_the_champion_is_given_the_achievement_once_and_a_rebuild_keeps_it
     assert await store.start_tourney(first.table_id, 1)
     await finish_game(store, first.table_id, durak=1)
     clock.advance(5)
-    assert await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE)
-    assert not await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE)
+    ended = await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE)
+    assert ended == TourneyEnded((ALICE.user_id,)), "the call that ends it says it gave it"
+    assert await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE) is None
     won = [a for a in await store.achievements_of(ALICE.user_id) if a.code == "tournament"]
     assert len(won) == 1 and won[0].earned_at == clock.now
     assert [
@@ -132,7 +141,7 @@ async def test_the_champion_is_given_the_achievement_once_and_a_rebuild_keeps_it
     # a cancelled tournament names nobody and gives nothing
     second = await store.create_table(-200, rules=RULES, creator_id=2, seats=(ALICE, BORIS))
     await store.open_tourney(second.table_id, -200, 3)
-    assert await store.end_tourney(second.table_id, TourneyStatus.CANCELLED)
+    assert await store.end_tourney(second.table_id, TourneyStatus.CANCELLED) == TourneyEnded()
     assert [
         a.code for a in await store.achievements_of(BORIS.user_id) if a.code == "tournament"
     ] == []
@@ -140,3 +149,21 @@ async def test_the_champion_is_given_the_achievement_once_and_a_rebuild_keeps_it
     await store.rebuild_achievements({})
     again = [a for a in await store.achievements_of(ALICE.user_id) if a.code == "tournament"]
     assert [(a.code, a.earned_at) for a in again] == [("tournament", won[0].earned_at)]
+
+
+async def test_a_second_win_or_a_computer_champion_gives_nothing_new(store: Store) -> None:
+    first = await store.create_table(-100, rules=RULES, creator_id=1, seats=(ALICE, BORIS))
+    await store.open_tourney(first.table_id, -100, 3)
+    assert await store.end_tourney(first.table_id, TourneyStatus.DONE, ALICE) == TourneyEnded(
+        (ALICE.user_id,)
+    )
+    second = await store.create_table(-100, rules=RULES, creator_id=1, seats=(ALICE, BORIS))
+    await store.open_tourney(second.table_id, -100, 3)
+    ended = await store.end_tourney(second.table_id, TourneyStatus.DONE, ALICE)
+    assert ended == TourneyEnded(), "ended by this call, but Alice had it: nothing new"
+    bot = Seat.computer("Bot", "hard")
+    third = await store.create_table(-100, rules=RULES, creator_id=2, seats=(bot, BORIS))
+    await store.open_tourney(third.table_id, -100, 3)
+    assert await store.end_tourney(third.table_id, TourneyStatus.DONE, bot) == TourneyEnded()
+    codes = [a.code for a in await store.achievements_of(ALICE.user_id)]
+    assert codes.count("tournament") == 1

@@ -3,12 +3,13 @@ callback data of the chat's keyboard on every button."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bot import render as r
 from bot.service import callbacks as cb
 from bot.service.tables import Live
-from bot.store import Seat, TableRow, TableStatus
+from bot.store import Seat, TableRow, TableStatus, Tourney, TourneyStatus
 from bot.webapp.state import Private, Scene, plain, state_frame
 from engine import Game, Rules, parse_cards
 from engine.actions import Lead, Led, Take
@@ -202,6 +203,37 @@ def test_the_lobby() -> None:
         ("leave", shown["buttons"][0]["press"]),
         ("start", None),
     ]
+
+
+def test_a_tournaments_sign_up_shows_its_games_and_offers_the_choice_to_the_seated() -> None:
+    live = live_of(None, TableStatus.LOBBY, version=3)
+    assert frame(live, 0)["lobby"]["tourney"] is None, "a lobby for one game"
+    live.tourney = Tourney(7, -100, 7, TourneyStatus.OPEN, 0, (), None, None, None, 0.0, None)
+    live.tourney_known = True
+    for lang, games in (("en", "7 games"), ("ru", "7 партий"), ("uk", "7 партій")):
+        shown = state_frame(scene(live), 0, lang, None)["lobby"]["tourney"]
+        assert shown["games"] == 7 and games in shown["title"], shown
+        assert "<" not in shown["title"] and shown["scoring"], "plain text"
+    seated = frame(live, 0)
+    tourney = seated["lobby"]["tourney"]
+    assert [(b["action"], b["games"], b["chosen"]) for b in tourney["buttons"]] == [
+        ("games", 3, False),
+        ("games", 5, False),
+        ("games", 7, True),
+        ("games", 10, False),
+    ]
+    # each carries the chat's own button: the same press, checked there as there
+    assert [CODEC.decode(b["press"]) for b in tourney["buttons"]] == [
+        cb.TourneyGames(7, 3, n) for n in (3, 5, 7, 10)
+    ]
+    assert tourney["choose"], "says who may choose"
+    assert [b["action"] for b in seated["buttons"]] == ["leave", "start"], "not in the bar"
+    # a visitor sees the number of games, and no choice
+    visitor = frame(live, None)["lobby"]["tourney"]
+    assert visitor["games"] == 7 and visitor["buttons"] == [] and visitor["choose"] is None
+    # started: its lobby (between two games) offers no choice any more
+    live.tourney = replace(live.tourney, status=TourneyStatus.RUNNING, first_game=1)
+    assert frame(live, 0)["lobby"]["tourney"] is None
 
 
 def test_the_end_and_a_cancelled_table() -> None:

@@ -68,7 +68,8 @@ async def cmd_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = await chat_lang(rt, chat.id, update.effective_user)
     rows = await rt.store.chat_stats(chat.id)
-    wins = Counter(f"u:{won.user_id}" for won in await rt.store.tourney_wins(chat_id=chat.id))
+    # a computer champion's wins on its line, as its games and times durak are
+    wins = Counter(won.player for won in await rt.store.tourney_wins(chat_id=chat.id))
     reply(rt, message, r.render_stats(rows, lang, chat.title or "", wins), html=True)
 
 

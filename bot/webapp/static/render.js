@@ -29,7 +29,7 @@ export function render(state, ctx) {
   const ended = Boolean(state.end);
   const before = cardPlaces();
   renderTable(ended ? null : state.table, t);
-  renderLobby(state.status === "lobby" ? state.lobby : null, state.you?.seat ?? null, t);
+  renderLobby(state.status === "lobby" ? state.lobby : null, state.you?.seat ?? null, t, ctx);
   const endButtons = renderEnd(state.end, state.tally, t);
   renderChoice(state.choice, ctx);
   const me = (state.table?.players ?? []).find((p) => p.you) ?? null;
@@ -168,12 +168,13 @@ function isTrump(card, trumpSuit) {
   return Boolean(trumpSuit) && card.code.slice(-1) === trumpSuit && !card.code.startsWith("X");
 }
 
-function renderLobby(lobby, mySeat, t) {
+function renderLobby(lobby, mySeat, t, ctx) {
   const section = role("lobby");
   show(section, Boolean(lobby));
   if (!lobby) return;
   const names = lobby.players ?? [];
   fill(section,
+    lobby.tourney ? tourneyBox(lobby.tourney, ctx) : null,
     lobby.rules ? h("p", { class: "rules" }, lobby.rules) : null,
     h("ol", { class: "seated" }, names.map((name, seat) =>
       h("li", { "data-seat": seat, class: seat === mySeat ? "you" : null },
@@ -182,6 +183,28 @@ function renderLobby(lobby, mySeat, t) {
     // why Start is greyed
     lobby.problem ? h("p", { class: "problem", "data-role": "lobby-problem" }, lobby.problem) : null,
   );
+}
+
+/** A tournament's sign-up: its number of games, how it scores, and (for those the server
+ * offers it) the choice of the number, the chosen one pressed. */
+function tourneyBox(tourney, ctx) {
+  const choices = (tourney.buttons ?? []).map((button) => {
+    const el = h("button", {
+      type: "button",
+      "data-action": "games",
+      "data-games": String(button.games),
+      "aria-pressed": button.chosen ? "true" : "false",
+      class: button.chosen ? "move games chosen" : "move games",
+      disabled: !button.press,
+    }, String(button.games));
+    if (button.press) el.addEventListener("click", () => ctx.press(button.press));
+    return el;
+  });
+  return h("div", { class: "tourney", "data-role": "tourney", "data-games": String(tourney.games) },
+    h("p", { class: "tourney-title" }, tourney.title ?? ""),
+    tourney.scoring ? h("p", { class: "tourney-scoring" }, tourney.scoring) : null,
+    choices.length && tourney.choose ? h("p", { class: "tourney-choose" }, tourney.choose) : null,
+    choices.length ? h("div", { class: "buttons tourney-games" }, choices) : null);
 }
 
 function initial(name) {
