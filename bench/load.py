@@ -946,7 +946,7 @@ async def main(
     bot_root: Path | None = None,
     computer_tables: int = 0,
     computer_level: str = "hard",
-    label: str = "",
+    phase: str = "",
 ) -> Summary:
     rng = random.Random(seed)
     # the computer tables' human draws from his own generator: the human tables' draws are
@@ -1262,6 +1262,8 @@ async def main(
             """The computer tables' human's measured moves: press time, callback answer (s
             after it), his user id, the version he pressed on."""
             rematches = 0
+            solo_late: list[float] = []
+            """Presses of the computer tables' human not answered by the end of play."""
 
             async def solo_player(user: object, table: int) -> None:
                 """The human at a computer table: plays his hand (the table's one message in
@@ -1287,8 +1289,15 @@ async def main(
                         continue
                     began = tg.world.elapsed()
                     press = await tg.press(user, hand, data=solo_rng.choice(data))  # type: ignore[arg-type]
-                    with contextlib.suppress(TimeoutError):
-                        await press.answer(timeout=30)
+                    # his press may wait for a computer's decision: it is not waited for
+                    # long past the end of play, which would stretch the measured time
+                    left = min(30.0, max(1.0, stop + 1.0 - time.monotonic()))
+                    try:
+                        await press.answer(timeout=left)
+                    except TimeoutError:
+                        if measuring and game is not None:
+                            solo_late.append(began)
+                    else:
                         if game is None:
                             rematches += 1
                         elif measuring:
@@ -1770,7 +1779,10 @@ async def main(
                     f"pause (the decision, its wait for a worker, and the level's floor of "
                     f"{think_floor(computer_level) * 1000:.0f} ms): {percentiles(decisions)}"
                 )
-                print(f"  the human's press -> callback answer:   {percentiles(solo_answers)}")
+                print(
+                    f"  the human's press -> callback answer:   {percentiles(solo_answers)}; "
+                    f"{len(solo_late)} presses not answered by the end of play"
+                )
                 print(f"  the human's press -> his table shows it: {percentiles(solo_own)}")
             report_bot_log(fleet)
             print(
@@ -1796,7 +1808,7 @@ async def main(
                 stale_tables=stale_tables,
                 again=sum(1 for a in asked_cards if a.why != "first"),
                 others=others_cpu,
-                label=label,
+                label=phase,
                 workers=under,
                 human_moves=applied - played_solo,
                 limited_human=limited_human,
@@ -2213,7 +2225,7 @@ if __name__ == "__main__":
                 bot_root=bot_root,
                 computer_tables=computer_tables,
                 computer_level=args.computer_level,
-                label=label,
+                phase=label,
             )
         )
 
@@ -2262,7 +2274,7 @@ if __name__ == "__main__":
         for phase, count in enumerate((0, args.computer_tables), 1):
             label = f"with {count} computer tables" if count else "without computers"
             print(f"--- phase {phase} of 2: {args.tables} human tables {label} ---")
-            summaries.append(run(args.in_group, computer_tables=count, label=label))
+            summaries.append(run(args.in_group, args.bot_root, count, label))
             print()
         print_comparison(summaries, "human tables without and with computer tables")
     else:
