@@ -122,6 +122,21 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def waited_seconds(pid: int) -> float:
+    """Seconds the threads of a process have spent runnable but waiting for a CPU (the
+    kernel's run queue, ``/proc/PID/task/*/schedstat``): how much a busy machine delayed
+    it. Live threads only; 0 where the kernel keeps no such figures."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with (
+                contextlib.suppress(OSError, IndexError, ValueError),
+                open(f"/proc/{pid}/task/{task}/schedstat") as f,
+            ):
+                total += int(f.read().split()[1])
+    return total / 1e9
+
+
 def rss_bytes(pid: int) -> int:
     """Resident memory of a process."""
     with open(f"/proc/{pid}/statm") as f:
@@ -644,6 +659,8 @@ class Summary:
     """The computer tables' human: press -> callback answer."""
     solo_own: list[float] = dataclasses.field(default_factory=list)
     """The computer tables' human: press -> his table shows his move."""
+    waited: float = 0.0
+    """Seconds the bot's threads spent runnable, waiting for a CPU."""
 
     @property
     def moves_per_second(self) -> float:
@@ -701,6 +718,10 @@ def print_comparison(runs: list[Summary], title: str = "private hands vs in-grou
             "workers' CPU, % of one core",
             [f"{r.workers / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
         )
+    row(
+        "bot waiting for a CPU, % of time",
+        [f"{r.waited / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
+    )
     row(
         "anything else, % of one core",
         [f"{r.others / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
@@ -1336,6 +1357,7 @@ async def main(
                 await asyncio.sleep(warmup)
                 costs.append(await db.costs())
                 cpu_marks.append(fleet.cpu())
+                marks["waited"] = sum(waited_seconds(m.pid) for m in fleet.members if m.alive)
                 machine.append(machine_cpu())
                 marks.update(
                     moves=await moves(),
@@ -1488,6 +1510,8 @@ async def main(
             own0 = marks["own"]
             cpus = fleet.cpu()
             cpu = sum(cpus.values()) - sum(cpu_marks[0].values())
+            waited = sum(waited_seconds(m.pid) for m in fleet.members if m.alive)
+            waited -= marks["waited"]
             applied = await moves() - moves0
             played_solo = await computer_moves() - int(marks["computer_moves"])
             under = workers_cpu() - marks["workers"]
@@ -1516,6 +1540,10 @@ async def main(
                 costs[1].cpu - costs[0].cpu
                 if costs[0].cpu is not None and costs[1].cpu is not None
                 else 0.0
+            )
+            print(
+                f"the bot waited for a CPU (runnable, not running) {waited:.1f} s "
+                f"({waited / elapsed * 100:.0f}% of the time)"
             )
             others = others_cpu = busy - cpu - under - pg - (time.process_time() - own0)
             print(
@@ -1818,6 +1846,7 @@ async def main(
                 decisions=decisions,
                 solo_answers=solo_answers,
                 solo_own=solo_own,
+                waited=waited,
             )
 
 
