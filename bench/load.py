@@ -671,6 +671,45 @@ class Summary:
         return self.cpu / max(self.applied, 1)
 
 
+SAME_IN_EVERY_RUN = frozenset({"hands", "tables", "label", "computer_tables", "computer_level"})
+"""The fields of a :class:`Summary` that name the setting, not a figure."""
+
+
+def pooled(runs: list[Summary]) -> Summary:
+    """Runs of the same setting as one: their figures added up, their samples together."""
+    merged: dict[str, object] = {}
+    for field in dataclasses.fields(Summary):
+        values = [getattr(r, field.name) for r in runs]
+        if field.name in SAME_IN_EVERY_RUN:
+            merged[field.name] = values[0]
+        elif isinstance(values[0], list):
+            merged[field.name] = [v for value in values for v in value]
+        elif isinstance(values[0], dict):
+            total: dict[str, int] = {}
+            for value in values:
+                for key, n in value.items():
+                    total[key] = total.get(key, 0) + n
+            merged[field.name] = total
+        else:
+            merged[field.name] = sum(values)
+    return Summary(**merged)  # type: ignore[arg-type]
+
+
+def without_options(argv: list[str], valued: set[str], flags: set[str]) -> list[str]:
+    """The command line without these options (``valued`` take a value, as ``--x V`` or
+    ``--x=V``; ``flags`` take none)."""
+    kept: list[str] = []
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item in valued:
+            skip = True
+        elif item not in flags and not any(item.startswith(f"{v}=") for v in valued):
+            kept.append(item)
+    return kept
+
+
 def quantile(values: list[float], q: float) -> float:
     if not values:
         return math.nan
@@ -1863,22 +1902,26 @@ async def computer_decisions(
 ) -> list[float]:
     """The computer players' moves at ``tables`` stored between the wall-clock times
     ``since`` and ``until``: for each, the seconds from the move stored before it in its
-    game to its own, less ``pause``. The bot schedules a computer's move when the move
-    before it is stored, so this is what the bot waited on: the decision in a worker, the
-    wait for a free worker, and the level's floor (a decision never comes sooner)."""
+    game (the game's start, for its first move) to its own, less ``pause``. The bot
+    schedules a computer's move when the move before it is stored, so this is what the
+    bot waited on: the decision in a worker, the wait for a free worker, and the level's
+    floor (a decision never comes sooner)."""
     if not tables:
         return []
     listed = ",".join(str(t) for t in tables)
     rows = await db.rows(
-        "SELECT table_id, game_no, seat, at FROM actions "
-        f"WHERE table_id IN ({listed}) ORDER BY table_id, game_no, seq"
+        "SELECT table_id, game_no, 0, NULL, started_at FROM games "
+        f"WHERE table_id IN ({listed}) "
+        "UNION ALL SELECT table_id, game_no, seq, seat, at FROM actions "
+        f"WHERE table_id IN ({listed}) ORDER BY 1, 2, 3"
     )
     found = []
     for before, row in itertools.pairwise(rows):
         same_game = (before[0], before[1]) == (row[0], row[1])
         # seat 0 is the human; a computer is any other seat
-        if same_game and row[2] is not None and int(row[2]) != 0 and since <= row[3] <= until:
-            found.append(float(row[3]) - float(before[3]) - pause)
+        computer = int(row[2]) > 0 and row[3] is not None and int(row[3]) != 0
+        if same_game and computer and since <= row[4] <= until:
+            found.append(float(row[4]) - float(before[4]) - pause)
     return found
 
 
@@ -2195,11 +2238,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--rounds",
         type=int,
-        default=2,
         metavar="N",
-        help="with --vs: how many A B pairs (default 2)",
+        help="with --vs: how many A B pairs (default 2); with --compare-computers: how many "
+        "pairs of phases, without and with the computer tables, one after the other "
+        "(default 1; the figures of each side pooled, and each pair's ratio)",
     )
     parser.add_argument("--bot-root", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--phase-label", default="", help=argparse.SUPPRESS)
     parser.add_argument("--summary-to", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.vs is not None and not (args.vs / "bot" / "__main__.py").is_file():
@@ -2216,6 +2261,8 @@ if __name__ == "__main__":
         parser.error("--reviews measures one process that runs throughout")
     if args.compare_hands and (args.in_group or args.reviews or args.kill or args.term):
         parser.error("--compare-hands runs a private and an in-group phase of plain play")
+    if args.rounds is not None and (args.rounds < 1 or not (args.vs or args.compare_computers)):
+        parser.error("--rounds takes a number from 1, with --vs or --compare-computers")
     if args.computer_tables < 0:
         parser.error("--computer-tables takes a number from 0")
     if args.compare_computers and not args.computer_tables:
@@ -2263,21 +2310,14 @@ if __name__ == "__main__":
         # frozen heap, its servers' ids) is left for the next
         import subprocess
 
-        passed: list[str] = []
-        skip = 0
-        for item in sys.argv[1:]:
-            if skip:
-                skip -= 1
-            elif item in ("--vs", "--rounds"):
-                skip = 1
-            elif not item.startswith(("--vs=", "--rounds=")):
-                passed.append(item)
+        passed = without_options(sys.argv[1:], {"--vs", "--rounds"}, set())
         roots = {"A": args.vs.resolve(), "B": ROOT}
         sides: dict[str, list[Summary]] = {"A": [], "B": []}
-        for n in range(args.rounds):
+        rounds = args.rounds or 2
+        for n in range(rounds):
             for side, root in roots.items():
                 print(
-                    f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---",
+                    f"--- round {n + 1} of {rounds}, {side}: the bot from {root} ---",
                     flush=True,
                 )
                 with tempfile.TemporaryDirectory() as kept:
@@ -2299,14 +2339,57 @@ if __name__ == "__main__":
             print()
         print_comparison(summaries)
     elif args.compare_computers:
-        summaries = []
-        for phase, count in enumerate((0, args.computer_tables), 1):
-            label = f"with {count} computer tables" if count else "without computers"
-            print(f"--- phase {phase} of 2: {args.tables} human tables {label} ---")
-            summaries.append(run(args.in_group, args.bot_root, count, label))
-            print()
-        print_comparison(summaries, "human tables without and with computer tables")
+        # each phase in a process of its own, as a run alone (see --vs)
+        import subprocess
+
+        passed = without_options(
+            sys.argv[1:], {"--rounds", "--computer-tables"}, {"--compare-computers"}
+        )
+        phases = {
+            "without computers": 0,
+            f"with {args.computer_tables} computer tables": args.computer_tables,
+        }
+        runs: dict[str, list[Summary]] = {label: [] for label in phases}
+        rounds = args.rounds or 1
+        for n in range(rounds):
+            for label, count in phases.items():
+                print(
+                    f"--- round {n + 1} of {rounds}: {args.tables} human tables {label} ---",
+                    flush=True,
+                )
+                with tempfile.TemporaryDirectory() as kept:
+                    where = Path(kept) / "summary.json"
+                    command = [
+                        sys.executable,
+                        __file__,
+                        *passed,
+                        f"--computer-tables={count}",
+                        f"--phase-label={label}",
+                        f"--summary-to={where}",
+                    ]
+                    done = subprocess.run(command, check=False)
+                    if done.returncode != 0 or not where.exists():
+                        print(f"(the run failed with exit status {done.returncode}: left out)")
+                        continue
+                    runs[label].append(Summary(**json.loads(where.read_text())))
+                print()
+        print_comparison(
+            [pooled(r) for r in runs.values() if r],
+            "human tables without and with computer tables"
+            + (f", {rounds} rounds pooled" if rounds > 1 else ""),
+        )
+        without, with_ = runs.values()
+        if rounds > 1:
+            pairs = [
+                quantile(b.felt, 0.99) / quantile(a.felt, 0.99)
+                for a, b in zip(without, with_, strict=False)
+                if a.felt and b.felt
+            ]
+            print(
+                "human tables' press -> next actor's hand p99, with / without, round by "
+                "round: " + " ".join(f"{p:.2f}" for p in pairs)
+            )
     else:
-        summary = run(args.in_group, args.bot_root)
+        summary = run(args.in_group, args.bot_root, label=args.phase_label)
         if args.summary_to is not None:
             args.summary_to.write_text(json.dumps(dataclasses.asdict(summary)))
