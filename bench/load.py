@@ -70,6 +70,19 @@ server's ``Limits(ephemeral=...)``: each (group, player) pair has a private chat
 ``--compare-hands`` runs two phases with the same tables, seconds and seed, each with
 its own fake server and bot process: private hands, then in-group hands; and prints their
 CPU per move, latencies, calls and 429s side by side at the end.
+
+``--computer-tables N`` adds N tables where one simulated human plays against three
+computer players (``--computer-level``, hard by default) in his private chat, set up as a
+person does it: /play, three opponents and the level on the setup, Play; he plays at the
+same pace as the others and presses Play again when a game ends. The human tables'
+figures stay theirs; the computer tables get their own: their moves a second, each
+computer move's wait as the bot saw it (from the move before it, or the game's start, to
+its own, less the bot's pause before a computer moves), and their human's press -> callback
+answer and -> his table. ``--compare-computers`` runs the human tables without, then with
+the computer tables, each phase in a process of its own with the same tables, seconds and
+seed, and prints the human tables' latencies, CPU per move and 429s side by side, with the
+ratio of their p99s (target: at most 1); ``--rounds N`` alternates N such pairs and pools
+them. Every run reports how long the bot waited for a CPU (runnable but not running).
 """
 
 from __future__ import annotations
