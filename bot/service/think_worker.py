@@ -1,12 +1,12 @@
 """What runs in the computer players' worker processes; kept apart so that a worker starts
 light (the engine is imported by its first decision, or by :func:`prepare`).
 
-A worker runs at a lower priority than the bot (:data:`NICENESS`). A hard decision is a
-quarter of a second of CPU, and a hundred tables against the computer keep a worker busy
-without end; at the bot's own priority it took its share of a busy machine from the bot,
-and every human table's press waited behind it (``bench/load.py --compare-computers``).
-Niced, it takes the CPU the bot leaves: on a busy machine the computers' moves come later
-(they wait a second before moving anyway), the people's presses do not.
+A worker runs at a lower priority than the bot (:data:`NICENESS`). A hard decision is up
+to a quarter of a second of CPU, and a hundred tables against the computer keep a worker
+busy without end (``bench/load.py --compare-computers``); at the bot's own priority, on a
+machine short of CPU, it would take its share from the bot and the people's presses. Niced,
+it takes the CPU the bot leaves: there the computers' moves come later (they wait a second
+before moving anyway), the people's presses do not.
 """
 
 from __future__ import annotations
