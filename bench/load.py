@@ -70,6 +70,19 @@ server's ``Limits(ephemeral=...)``: each (group, player) pair has a private chat
 ``--compare-hands`` runs two phases with the same tables, seconds and seed, each with
 its own fake server and bot process: private hands, then in-group hands; and prints their
 CPU per move, latencies, calls and 429s side by side at the end.
+
+``--computer-tables N`` adds N tables where one simulated human plays against three
+computer players (``--computer-level``, hard by default) in his private chat, set up as a
+person does it: /play, three opponents and the level on the setup, Play; he plays at the
+same pace as the others and presses Play again when a game ends. The human tables'
+figures stay theirs; the computer tables get their own: their moves a second, each
+computer move's wait as the bot saw it (from the move before it, or the game's start, to
+its own, less the bot's pause before a computer moves), and their human's press -> callback
+answer and -> his table. ``--compare-computers`` runs the human tables without, then with
+the computer tables, each phase in a process of its own with the same tables, seconds and
+seed, and prints the human tables' latencies, CPU per move and 429s side by side, with the
+ratio of their p99s (target: at most 1); ``--rounds N`` alternates N such pairs and pools
+them. Every run reports how long the bot waited for a CPU (runnable but not running).
 """
 
 from __future__ import annotations
@@ -80,6 +93,7 @@ import bisect
 import contextlib
 import dataclasses
 import gc
+import itertools
 import json
 import math
 import os
@@ -101,13 +115,14 @@ from fake_telegram import ApiCall, FakeTelegramServer, Faults, Limits  # noqa: E
 from fleet import Fleet, Member  # noqa: E402
 from loaddb import BenchDatabase, Costs, bench_database  # noqa: E402
 
+from bot.base.config import Settings  # noqa: E402
 from bot.render import Player  # noqa: E402
 from bot.render.table import bout_lines, seat_lines, trump_line  # noqa: E402
 from bot.service.replay import load_replay  # noqa: E402
 from bot.store import SHARDS, Outcome, Seat, UserRow, open_store  # noqa: E402
 from engine import Game, Rules  # noqa: E402
 from engine.actions import Pass, Take, Timeout  # noqa: E402
-from engine.ai import make_player  # noqa: E402
+from engine.ai import make_player, think_floor  # noqa: E402
 
 REVIEWED = ("costly move", "no clear mistake")
 """What the replay message says once the coach's review is in (English)."""
@@ -118,6 +133,21 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def waited_seconds(pid: int) -> float:
+    """Seconds the threads of a process have spent runnable but waiting for a CPU (the
+    kernel's run queue, ``/proc/PID/task/*/schedstat``): how much a busy machine delayed
+    it. Live threads only; 0 where the kernel keeps no such figures."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with (
+                contextlib.suppress(OSError, IndexError, ValueError),
+                open(f"/proc/{pid}/task/{task}/schedstat") as f,
+            ):
+                total += int(f.read().split()[1])
+    return total / 1e9
 
 
 def rss_bytes(pid: int) -> int:
@@ -239,6 +269,53 @@ def sensible(buttons: list[str], game: Game, seat: int) -> list[str]:
         ):
             found.append(data)
     return found
+
+
+COMPUTER_LEVELS = ("easy", "normal", "hard")
+"""The computer players' levels, in the order the setup's buttons number them."""
+
+COMPUTER_OPPONENTS = 3
+"""Computer players at a computer table, beside its one human: four seats."""
+
+
+async def open_computer_table(tg: FakeTelegramServer, name: str, level: str) -> tuple[object, int]:
+    """A user who plays alone against the computer, as a person would set it up: he starts
+    the bot, sends /play in his private chat, picks three computer players of ``level`` on
+    the setup and presses Play (the rules: the bot's defaults for a game against the
+    computer, podkidnoy without a turn clock). Returns the user and his table."""
+    user = await tg.create_user(name)
+    chat = tg.private_chat(user)
+    sent = await tg.start_bot(user)
+    await tg.wait_for_message(chat, after=sent, timeout=120)
+    asked = await tg.send_command(user, chat, "play")
+    setup = await tg.wait_for_message(
+        chat,
+        lambda m: m.message_id > asked.message_id and any(kind_of(d) == "w" for d in buttons(m)),
+        timeout=120,
+    )
+    # the setup's row of numbers of opponents carries the level shown, its row of levels
+    # the number shown: the number first, then the level; once both rows offer the choice
+    # wanted, it is the one shown
+    wanted = (str(COMPUTER_OPPONENTS), str(COMPUTER_LEVELS.index(level)))
+    start = next(d for d in buttons(setup) if kind_of(d) == "s")
+    for _ in range(3):
+        choices = [(d, tuple(Data.parse(d).rest)) for d in buttons(setup) if kind_of(d) == "w"]
+        targets = [d for d, rest in choices if rest == wanted]
+        if len(targets) == 2:
+            break
+        pick = targets[0] if targets else next(d for d, rest in choices if rest[0] == wanted[0])
+        await (await tg.press(user, setup, data=pick)).answer(timeout=120)
+
+        def play_button(before: str = start) -> str | None:
+            """The setup's Play, once it is drawn anew for the choice made."""
+            found = [d for d in buttons(setup) if kind_of(d) == "s"]
+            return found[0] if found and found[0] != before else None
+
+        start = await tg.wait_for(play_button, timeout=120, what=f"{name}'s setup redrawn")
+    else:
+        raise LookupError(f"{name}'s setup never showed {wanted}: {buttons(setup)}")
+    await (await tg.press(user, setup, data=start)).answer(timeout=120)
+    return user, Data.parse(start).table
 
 
 def shown_versions(params: dict[str, object]) -> set[int]:
@@ -576,6 +653,27 @@ class Summary:
     again: int
     others: float
     """CPU seconds the rest of the machine spent meanwhile (not the bot nor the bench)."""
+    label: str = ""
+    """The phase's name in a side-by-side comparison (else ``hands``)."""
+    workers: float = 0.0
+    """CPU seconds of the processes under the bot (computer players', coach's workers)."""
+    human_moves: int = 0
+    """Moves applied at the human tables (``applied`` counts every table's)."""
+    limited_human: int = 0
+    """429s drawn in the human tables' chats."""
+    computer_tables: int = 0
+    computer_level: str = ""
+    computer_moves: int = 0
+    """Moves applied at the computer tables, the human's and the computers'."""
+    decisions: list[float] = dataclasses.field(default_factory=list)
+    """Each computer move: seconds from the move before it was stored to its own, less the
+    pause the bot makes before a computer moves (the decision, its queue and its floor)."""
+    solo_answers: list[float] = dataclasses.field(default_factory=list)
+    """The computer tables' human: press -> callback answer."""
+    solo_own: list[float] = dataclasses.field(default_factory=list)
+    """The computer tables' human: press -> his table shows his move."""
+    waited: float = 0.0
+    """Seconds the bot's threads spent runnable, waiting for a CPU."""
 
     @property
     def moves_per_second(self) -> float:
@@ -586,6 +684,45 @@ class Summary:
         return self.cpu / max(self.applied, 1)
 
 
+SAME_IN_EVERY_RUN = frozenset({"hands", "tables", "label", "computer_tables", "computer_level"})
+"""The fields of a :class:`Summary` that name the setting, not a figure."""
+
+
+def pooled(runs: list[Summary]) -> Summary:
+    """Runs of the same setting as one: their figures added up, their samples together."""
+    merged: dict[str, object] = {}
+    for field in dataclasses.fields(Summary):
+        values = [getattr(r, field.name) for r in runs]
+        if field.name in SAME_IN_EVERY_RUN:
+            merged[field.name] = values[0]
+        elif isinstance(values[0], list):
+            merged[field.name] = [v for value in values for v in value]
+        elif isinstance(values[0], dict):
+            total: dict[str, int] = {}
+            for value in values:
+                for key, n in value.items():
+                    total[key] = total.get(key, 0) + n
+            merged[field.name] = total
+        else:
+            merged[field.name] = sum(values)
+    return Summary(**merged)  # type: ignore[arg-type]
+
+
+def without_options(argv: list[str], valued: set[str], flags: set[str]) -> list[str]:
+    """The command line without these options (``valued`` take a value, as ``--x V`` or
+    ``--x=V``; ``flags`` take none)."""
+    kept: list[str] = []
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item in valued:
+            skip = True
+        elif item not in flags and not any(item.startswith(f"{v}=") for v in valued):
+            kept.append(item)
+    return kept
+
+
 def quantile(values: list[float], q: float) -> float:
     if not values:
         return math.nan
@@ -593,28 +730,58 @@ def quantile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(len(values) * q))]
 
 
-def print_comparison(runs: list[Summary]) -> None:
-    """The phases of ``--compare-hands`` side by side."""
+def print_comparison(runs: list[Summary], title: str = "private hands vs in-group hands") -> None:
+    """The phases of ``--compare-hands`` or ``--compare-computers`` side by side."""
     width = 26
     print()
     print("=" * 78)
-    print("private hands vs in-group hands, side by side")
-    print(f"{'':34}" + "".join(f"{r.hands:>{width}}" for r in runs))
+    print(f"{title}, side by side")
+    print(f"{'':34}" + "".join(f"{r.label or r.hands:>{width}}" for r in runs))
 
     def row(name: str, cells: list[str]) -> None:
         print(f"{name:34}" + "".join(f"{c:>{width}}" for c in cells))
 
+    computers = any(r.computer_tables for r in runs)
     row("tables x measured seconds", [f"{r.tables} x {r.seconds:.0f} s" for r in runs])
+    if computers:
+        row(
+            "computer tables (1 human + 3)",
+            [f"{r.computer_tables} {r.computer_level}" if r.computer_tables else "-" for r in runs],
+        )
     row("applied moves (moves/s)", [f"{r.applied} ({r.moves_per_second:.1f}/s)" for r in runs])
+    if computers:
+        row(
+            "  at the human tables",
+            [f"{r.human_moves} ({r.human_moves / max(r.seconds, 1e-9):.1f}/s)" for r in runs],
+        )
+        row(
+            "  at the computer tables",
+            [
+                f"{r.computer_moves} ({r.computer_moves / max(r.seconds, 1e-9):.1f}/s)"
+                if r.computer_tables
+                else "-"
+                for r in runs
+            ],
+        )
     row("bot CPU per move", [f"{r.cpu_per_move * 1000:.2f} ms" for r in runs])
     row("bot CPU, % of one core", [f"{r.cpu / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs])
+    if computers:
+        row(
+            "workers' CPU, % of one core",
+            [f"{r.workers / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
+        )
+    row(
+        "bot waiting for a CPU, % of time",
+        [f"{r.waited / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
+    )
     row(
         "anything else, % of one core",
         [f"{r.others / max(r.seconds, 1e-9) * 100:.0f}%" for r in runs],
     )
+    where = " (human tables)" if computers else ""
     for label, pick in (
-        ("press -> next actor's hand", lambda r: r.felt),
-        ("press -> callback answer", lambda r: r.answers),
+        (f"press -> next actor's hand{where}", lambda r: r.felt),
+        (f"press -> callback answer{where}", lambda r: r.answers),
     ):
         print(label)
         for name, q in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99), ("max", 1.0)):
@@ -627,12 +794,43 @@ def print_comparison(runs: list[Summary]) -> None:
     for method in methods:
         row(f"  {method}", [f"{r.by_method.get(method, 0) / max(r.applied, 1):.2f}" for r in runs])
     row("429s drawn", [str(sum(r.limited.values())) for r in runs])
+    if computers:
+        row("  in the human tables' chats", [str(r.limited_human) for r in runs])
     row("hands not current after play", [str(r.stale_hands) for r in runs])
     row("tables not current after play", [str(r.stale_tables) for r in runs])
-    row('"My cards" pressed again', [str(r.again) if r.hands != "private" else "-" for r in runs])
+    if not computers:
+        row(
+            '"My cards" pressed again',
+            [str(r.again) if r.hands != "private" else "-" for r in runs],
+        )
+    if computers:
+        print("computer tables")
+        for label, pick in (
+            ("  computer move, less the pause", lambda r: r.decisions),
+            ("  human's press -> answer", lambda r: r.solo_answers),
+            ("  human's press -> his table", lambda r: r.solo_own),
+        ):
+            for name, q in (("p50", 0.5), ("p99", 0.99)):
+                row(
+                    f"{label} {name}",
+                    [
+                        f"{quantile(pick(r), q) * 1000:.0f} ms" if r.computer_tables else "-"
+                        for r in runs
+                    ],
+                )
     if len(runs) == 2 and runs[0].applied and runs[1].applied:
         ratio = runs[1].cpu_per_move / max(runs[0].cpu_per_move, 1e-12)
-        print(f"bot CPU per move, in-group / private: {ratio:.2f}")
+        names = f"{runs[1].label or runs[1].hands} / {runs[0].label or runs[0].hands}"
+        print(f"bot CPU per move, {names}: {ratio:.2f}")
+        if computers:
+            for name, q in (("p50", 0.5), ("p99", 0.99)):
+                felt = [quantile(r.felt, q) for r in runs]
+                answers = [quantile(r.answers, q) for r in runs]
+                print(
+                    f"human tables' {name}, {names}: next actor's hand "
+                    f"{felt[1] / felt[0]:.2f}, callback answer {answers[1] / answers[0]:.2f}"
+                    + (" (target: next actor's hand p99 <= 1.00)" if name == "p99" else "")
+                )
     print("=" * 78)
 
 
@@ -819,8 +1017,14 @@ async def main(
     ephemeral: str = "own",
     again_after: float = MY_CARDS_AGAIN,
     bot_root: Path | None = None,
+    computer_tables: int = 0,
+    computer_level: str = "hard",
+    phase: str = "",
 ) -> Summary:
     rng = random.Random(seed)
+    # the computer tables' human draws from his own generator: the human tables' draws are
+    # the same with or without them
+    solo_rng = random.Random(seed ^ 0xC0FFEE)
     folder = Path(tempfile.mkdtemp(prefix="durak-load-"))
     fake_limits = dataclasses.replace(
         Limits.telegram() if limits == "telegram" else Limits.off(), ephemeral=ephemeral
@@ -857,6 +1061,11 @@ async def main(
         )
         print(f"database: {db.about}")
         print(f"the bot's code: {bot_root or ROOT}")
+        if computer_tables:
+            print(
+                f"computer tables: {computer_tables}, each one human against "
+                f"{COMPUTER_OPPONENTS} computer players ({computer_level}), in his private chat"
+            )
         # the coach's viewers: users of the fake server (it gives the ids) whose finished
         # games are in the database before the bot opens it
         reviewers = [await tg.create_user(f"R{i}") for i in range(reviews)]
@@ -963,14 +1172,45 @@ async def main(
                 await tg.wait_for(lambda: dealt() == len(users), timeout=120)
             except TimeoutError:
                 print(f"after two minutes {dealt()} of {len(users)} hands are drawn; going on")
-            await asyncio.sleep(5.0)  # the last paced edits
             per_table = (sum(rss_bytes(m.pid) for m in fleet.members if m.alive) - base) / tables
+            solos: list[tuple[object, int]] = []
+            if computer_tables:
+                # after the human tables' memory is taken: the figure stays theirs
+                solos = list(
+                    await asyncio.gather(
+                        *(
+                            open_computer_table(tg, f"S{t}", computer_level)
+                            for t in range(computer_tables)
+                        )
+                    )
+                )
+                print(f"{computer_tables} computer tables started")
+            solo_ids = sorted({table for _, table in solos})
+            solo_chats = {user.id for user, _ in solos}  # type: ignore[attr-defined]
+            await asyncio.sleep(5.0)  # the last paced edits
             print(f"{tables} tables of {players} seated and dealt")
             if faults > 0:
                 tg.set_faults(Faults(timeout=faults, error=faults / 2, seed=seed))
 
             async def moves() -> int:
                 return int(await db.value("SELECT count(*) FROM actions"))
+
+            async def computer_moves() -> int:
+                """Actions stored at the computer tables so far."""
+                if not solo_ids:
+                    return 0
+                listed = ",".join(str(t) for t in solo_ids)
+                return int(
+                    await db.value(f"SELECT count(*) FROM actions WHERE table_id IN ({listed})")
+                )
+
+            def workers_cpu() -> float:
+                """CPU seconds of the processes under the bot's processes, the ended too."""
+                return sum(
+                    sum(tree_cpu(m.pid).values()) + reaped_cpu(m.pid)
+                    for m in fleet.members
+                    if m.alive
+                )
 
             games: dict[int, tuple[int, Game | None]] = {}
             looked: dict[int, tuple[float, int]] = {}
@@ -1091,6 +1331,56 @@ async def main(
                         )
                     await asyncio.sleep(rng.uniform(*think))  # a person thinks
 
+            solo_pressed: list[tuple[float, float, int, int]] = []
+            """The computer tables' human's measured moves: press time, callback answer (s
+            after it), his user id, the version he pressed on."""
+            rematches = 0
+            solo_late: list[float] = []
+            """Presses of the computer tables' human not answered by the end of play."""
+
+            async def solo_player(user: object, table: int) -> None:
+                """The human at a computer table: plays his hand (the table's one message in
+                his private chat) at the human pace, and presses Play again at the end."""
+                nonlocal rematches
+                await asyncio.sleep(solo_rng.uniform(0, think[1]))
+                chat = tg.private_chat(user)  # type: ignore[arg-type]
+                uid = user.id  # type: ignore[attr-defined]
+                seat = 0  # the player who set the game up sits first, his computers after
+                while time.monotonic() < stop:
+                    hand = tg.last_message(chat)
+                    shown = buttons(hand)
+                    version, game = await stored_game(table, fresh=False)
+                    data: list[str] = []
+                    if game is None:
+                        data = [d for d in shown if kind_of(d) == "m"]  # Play again
+                    elif hand_versions(hand) == {version} and seat in game.to_act():  # type: ignore[arg-type]
+                        version, game = await stored_game(table)
+                        if game is not None and hand_versions(hand) == {version}:  # type: ignore[arg-type]
+                            data = sensible(shown, game, seat)
+                    if not data:
+                        await asyncio.sleep(0.2)  # not his move, or his table is catching up
+                        continue
+                    began = tg.world.elapsed()
+                    press = await tg.press(user, hand, data=solo_rng.choice(data))  # type: ignore[arg-type]
+                    # his press may wait for a computer's decision: it is not waited for
+                    # long past the end of play, which would stretch the measured time
+                    left = min(30.0, max(1.0, stop + 1.0 - time.monotonic()))
+                    try:
+                        await press.answer(timeout=left)
+                    except TimeoutError:
+                        if measuring and game is not None:
+                            solo_late.append(began)
+                    else:
+                        if game is None:
+                            rematches += 1
+                        elif measuring:
+                            after, _ = await stored_game(table)
+                            if after > version:
+                                solo_pressed.append(
+                                    (began, tg.world.elapsed() - began, uid, version)
+                                )
+                    await asyncio.sleep(solo_rng.uniform(*think))  # a person thinks
+
             lags: list[float] = []
 
             async def ticker() -> None:
@@ -1119,9 +1409,13 @@ async def main(
                 await asyncio.sleep(warmup)
                 costs.append(await db.costs())
                 cpu_marks.append(fleet.cpu())
+                marks["waited"] = sum(waited_seconds(m.pid) for m in fleet.members if m.alive)
                 machine.append(machine_cpu())
                 marks.update(
                     moves=await moves(),
+                    computer_moves=await computer_moves(),
+                    workers=workers_cpu(),
+                    wall=time.time(),
                     calls=len(tg.calls),
                     own=time.process_time(),
                     began=time.monotonic(),
@@ -1259,6 +1553,7 @@ async def main(
                     for table, (group, people) in zip(table_ids, groups, strict=True)
                     for seat, u in enumerate(people)
                 ),
+                *(solo_player(user, table) for user, table in solos),
             )
             lagged = list(lags)  # in time order: the report below sorts them
             elapsed = time.monotonic() - marks["began"]
@@ -1267,15 +1562,30 @@ async def main(
             own0 = marks["own"]
             cpus = fleet.cpu()
             cpu = sum(cpus.values()) - sum(cpu_marks[0].values())
+            waited = sum(waited_seconds(m.pid) for m in fleet.members if m.alive)
+            waited -= marks["waited"]
             applied = await moves() - moves0
+            played_solo = await computer_moves() - int(marks["computer_moves"])
+            under = workers_cpu() - marks["workers"]
+            wall_end = time.time()
             costs.append(await db.costs())
             machine.append(machine_cpu())
             measured = tg.calls[calls0:]
             calls = sum(1 for c in measured if c.method != "getUpdates")
             print(f"applied moves {applied} in {elapsed:.0f} s: {applied / elapsed:.1f} moves/s")
+            if computer_tables:
+                print(
+                    f"  at the human tables {applied - played_solo} "
+                    f"({(applied - played_solo) / elapsed:.1f}/s), at the computer tables "
+                    f"{played_solo} ({played_solo / elapsed:.1f}/s, "
+                    f"{played_solo / elapsed / computer_tables:.2f}/s a table); "
+                    f"Play again pressed {rematches} times"
+                )
             print(
                 f"bot CPU {cpu / max(applied, 1) * 1000:.1f} ms per move "
-                f"({cpu / elapsed * 100:.0f}% of one core)"
+                f"({cpu / elapsed * 100:.0f}% of one core); the processes under it "
+                f"(computer players' and coach's workers) {under:.1f} s "
+                f"({under / elapsed * 100:.0f}% of one core)"
             )
             busy, _, total = (y - x for x, y in zip(machine[0], machine[1], strict=True))
             pg = (
@@ -1283,10 +1593,15 @@ async def main(
                 if costs[0].cpu is not None and costs[1].cpu is not None
                 else 0.0
             )
-            others = others_cpu = busy - cpu - pg - (time.process_time() - own0)
             print(
-                f"machine {busy / total * 100:.0f}% busy; anything but the bot, its database "
-                f"and the bench: {others:.1f} s ({others / elapsed * 100:.0f}% of one core)"
+                f"the bot waited for a CPU (runnable, not running) {waited:.1f} s "
+                f"({waited / elapsed * 100:.0f}% of the time)"
+            )
+            others = others_cpu = busy - cpu - under - pg - (time.process_time() - own0)
+            print(
+                f"machine {busy / total * 100:.0f}% busy; anything but the bot, its workers, "
+                f"its database and the bench: {others:.1f} s "
+                f"({others / elapsed * 100:.0f}% of one core)"
             )
             for member in fleet.members:
                 spent = cpus[member.index] - cpu_marks[0][member.index]
@@ -1434,6 +1749,13 @@ async def main(
                 },
             )
             print(f"429s drawn: {len(tg.rate_limited)}; faults served: {len(tg.faulted)}")
+            limited_human = sum(
+                1
+                for c in tg.rate_limited
+                if c.time >= marks["at"] and c.params.get("chat_id") not in solo_chats
+            )
+            if computer_tables:
+                print(f"  in the human tables' chats, in the measured time: {limited_human}")
             kinds: dict[str, int] = {}
             if tg.rate_limited:
                 for call in tg.rate_limited:
@@ -1515,6 +1837,33 @@ async def main(
                 ids = {u.id for u in users}  # type: ignore[attr-defined]
                 private = sum(1 for c in tg.calls if c.params.get("chat_id") in ids)
                 print(f"calls to the players' private chats: {private}")
+            decisions: list[float] = []
+            solo_answers = [answered for _, answered, _, _ in solo_pressed]
+            solo_own = [
+                got
+                for began, _, uid, version in solo_pressed
+                for got in [arrivals.hand(uid, began, version)]
+                if got is not None
+            ]
+            if computer_tables:
+                decisions = await computer_decisions(
+                    db, solo_ids, marks["wall"], wall_end, pause_before_computer(changed)
+                )
+                print(
+                    f"the computer tables ({computer_tables}, one human and "
+                    f"{COMPUTER_OPPONENTS} {computer_level} computers each):"
+                )
+                print(
+                    f"  {len(decisions)} computer moves in the measured time, from the move "
+                    f"before to its own, less the bot's {pause_before_computer(changed):.1f} s "
+                    f"pause (the decision, its wait for a worker, and the level's floor of "
+                    f"{think_floor(computer_level) * 1000:.0f} ms): {percentiles(decisions)}"
+                )
+                print(
+                    f"  the human's press -> callback answer:   {percentiles(solo_answers)}; "
+                    f"{len(solo_late)} presses not answered by the end of play"
+                )
+                print(f"  the human's press -> his table shows it: {percentiles(solo_own)}")
             report_bot_log(fleet)
             print(
                 f"bench process CPU {(time.process_time() - own0) / elapsed * 100:.0f}% of one core"
@@ -1539,7 +1888,54 @@ async def main(
                 stale_tables=stale_tables,
                 again=sum(1 for a in asked_cards if a.why != "first"),
                 others=others_cpu,
+                label=phase,
+                workers=under,
+                human_moves=applied - played_solo,
+                limited_human=limited_human,
+                computer_tables=computer_tables,
+                computer_level=computer_level if computer_tables else "",
+                computer_moves=played_solo,
+                decisions=decisions,
+                solo_answers=solo_answers,
+                solo_own=solo_own,
+                waited=waited,
             )
+
+
+def pause_before_computer(settings: dict[str, str]) -> float:
+    """Seconds the bot waits before a computer player moves: ``DURAK_AI_DELAY`` if the run
+    sets it, else the bot's default."""
+    if "DURAK_AI_DELAY" in settings:
+        return float(settings["DURAK_AI_DELAY"])
+    return float(Settings.model_fields["ai_delay"].default)
+
+
+async def computer_decisions(
+    db: BenchDatabase, tables: list[int], since: float, until: float, pause: float
+) -> list[float]:
+    """The computer players' moves at ``tables`` stored between the wall-clock times
+    ``since`` and ``until``: for each, the seconds from the move stored before it in its
+    game (the game's start, for its first move) to its own, less ``pause``. The bot
+    schedules a computer's move when the move before it is stored, so this is what the
+    bot waited on: the decision in a worker, the wait for a free worker, and the level's
+    floor (a decision never comes sooner)."""
+    if not tables:
+        return []
+    listed = ",".join(str(t) for t in tables)
+    rows = await db.rows(
+        "SELECT table_id, game_no, 0, NULL, started_at FROM games "
+        f"WHERE table_id IN ({listed}) "
+        "UNION ALL SELECT table_id, game_no, seq, seat, at FROM actions "
+        f"WHERE table_id IN ({listed}) ORDER BY 1, 2, 3"
+    )
+    found = []
+    for before, row in itertools.pairwise(rows):
+        same_game = (before[0], before[1]) == (row[0], row[1])
+        # seat 0 is the human; a computer is any other seat
+        computer = int(row[2]) > 0 and row[3] is not None and int(row[3]) != 0
+        if same_game and computer and since <= row[4] <= until:
+            found.append(float(row[4]) - float(before[4]) - pause)
+    return found
 
 
 def report_my_cards(
@@ -1822,6 +2218,28 @@ if __name__ == "__main__":
         "side by side at the end",
     )
     parser.add_argument(
+        "--computer-tables",
+        type=int,
+        default=0,
+        metavar="N",
+        help="besides the --tables human tables, N tables where one simulated human plays "
+        "against three computer players in his private chat (/play; 4 seats, podkidnoy); "
+        "the human tables' figures are reported apart",
+    )
+    parser.add_argument(
+        "--computer-level",
+        choices=COMPUTER_LEVELS,
+        default="hard",
+        help="the computer players' level at the computer tables (default hard)",
+    )
+    parser.add_argument(
+        "--compare-computers",
+        action="store_true",
+        help="two phases, each with its own fake server and bot: the human tables alone, "
+        "then beside the --computer-tables tables (same tables, seconds and seed); the "
+        "human tables' latencies, CPU per move and 429s side by side at the end",
+    )
+    parser.add_argument(
         "--vs",
         type=Path,
         metavar="DIR",
@@ -1833,11 +2251,13 @@ if __name__ == "__main__":
     parser.add_argument(
         "--rounds",
         type=int,
-        default=2,
         metavar="N",
-        help="with --vs: how many A B pairs (default 2)",
+        help="with --vs: how many A B pairs (default 2); with --compare-computers: how many "
+        "pairs of phases, without and with the computer tables, one after the other "
+        "(default 1; the figures of each side pooled, and each pair's ratio)",
     )
     parser.add_argument("--bot-root", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--phase-label", default="", help=argparse.SUPPRESS)
     parser.add_argument("--summary-to", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.vs is not None and not (args.vs / "bot" / "__main__.py").is_file():
@@ -1854,8 +2274,23 @@ if __name__ == "__main__":
         parser.error("--reviews measures one process that runs throughout")
     if args.compare_hands and (args.in_group or args.reviews or args.kill or args.term):
         parser.error("--compare-hands runs a private and an in-group phase of plain play")
+    if args.rounds is not None and (args.rounds < 1 or not (args.vs or args.compare_computers)):
+        parser.error("--rounds takes a number from 1, with --vs or --compare-computers")
+    if args.computer_tables < 0:
+        parser.error("--computer-tables takes a number from 0")
+    if args.compare_computers and not args.computer_tables:
+        parser.error("--compare-computers needs --computer-tables N")
+    if args.compare_computers and (
+        args.compare_hands or args.vs is not None or args.reviews or args.kill or args.term
+    ):
+        parser.error("--compare-computers compares plain play without and with computer tables")
 
-    def run(in_group: bool, bot_root: Path | None = None) -> Summary:
+    def run(
+        in_group: bool,
+        bot_root: Path | None = None,
+        computer_tables: int = args.computer_tables,
+        label: str = "",
+    ) -> Summary:
         return asyncio.run(
             main(
                 args.tables,
@@ -1877,6 +2312,9 @@ if __name__ == "__main__":
                 ephemeral=args.ephemeral_limits,
                 again_after=args.my_cards_again,
                 bot_root=bot_root,
+                computer_tables=computer_tables,
+                computer_level=args.computer_level,
+                phase=label,
             )
         )
 
@@ -1885,21 +2323,14 @@ if __name__ == "__main__":
         # frozen heap, its servers' ids) is left for the next
         import subprocess
 
-        passed: list[str] = []
-        skip = 0
-        for item in sys.argv[1:]:
-            if skip:
-                skip -= 1
-            elif item in ("--vs", "--rounds"):
-                skip = 1
-            elif not item.startswith(("--vs=", "--rounds=")):
-                passed.append(item)
+        passed = without_options(sys.argv[1:], {"--vs", "--rounds"}, set())
         roots = {"A": args.vs.resolve(), "B": ROOT}
         sides: dict[str, list[Summary]] = {"A": [], "B": []}
-        for n in range(args.rounds):
+        rounds = args.rounds or 2
+        for n in range(rounds):
             for side, root in roots.items():
                 print(
-                    f"--- round {n + 1} of {args.rounds}, {side}: the bot from {root} ---",
+                    f"--- round {n + 1} of {rounds}, {side}: the bot from {root} ---",
                     flush=True,
                 )
                 with tempfile.TemporaryDirectory() as kept:
@@ -1920,7 +2351,58 @@ if __name__ == "__main__":
             summaries.append(run(in_group))
             print()
         print_comparison(summaries)
+    elif args.compare_computers:
+        # each phase in a process of its own, as a run alone (see --vs)
+        import subprocess
+
+        passed = without_options(
+            sys.argv[1:], {"--rounds", "--computer-tables"}, {"--compare-computers"}
+        )
+        phases = {
+            "without computers": 0,
+            f"with {args.computer_tables} computer tables": args.computer_tables,
+        }
+        runs: dict[str, list[Summary]] = {label: [] for label in phases}
+        rounds = args.rounds or 1
+        for n in range(rounds):
+            for label, count in phases.items():
+                print(
+                    f"--- round {n + 1} of {rounds}: {args.tables} human tables {label} ---",
+                    flush=True,
+                )
+                with tempfile.TemporaryDirectory() as kept:
+                    where = Path(kept) / "summary.json"
+                    command = [
+                        sys.executable,
+                        __file__,
+                        *passed,
+                        f"--computer-tables={count}",
+                        f"--phase-label={label}",
+                        f"--summary-to={where}",
+                    ]
+                    done = subprocess.run(command, check=False)
+                    if done.returncode != 0 or not where.exists():
+                        print(f"(the run failed with exit status {done.returncode}: left out)")
+                        continue
+                    runs[label].append(Summary(**json.loads(where.read_text())))
+                print()
+        print_comparison(
+            [pooled(r) for r in runs.values() if r],
+            "human tables without and with computer tables"
+            + (f", {rounds} rounds pooled" if rounds > 1 else ""),
+        )
+        without, with_ = runs.values()
+        if rounds > 1:
+            pairs = [
+                quantile(b.felt, 0.99) / quantile(a.felt, 0.99)
+                for a, b in zip(without, with_, strict=False)
+                if a.felt and b.felt
+            ]
+            print(
+                "human tables' press -> next actor's hand p99, with / without, round by "
+                "round: " + " ".join(f"{p:.2f}" for p in pairs)
+            )
     else:
-        summary = run(args.in_group, args.bot_root)
+        summary = run(args.in_group, args.bot_root, label=args.phase_label)
         if args.summary_to is not None:
             args.summary_to.write_text(json.dumps(dataclasses.asdict(summary)))
