@@ -94,27 +94,31 @@ async def test_the_player_is_answered_while_a_computer_player_decides(tmp_path: 
         )
         db = Path(env["DURAK_DB_PATH"])
         async with BotProcess(env, tmp_path) as bot:
-            await bot.wait_for_line("getUpdates")
-            solo = await Solo.create(tg)
-            setup = await solo.open_setup()
-            table_id = table_of(callback_buttons(setup)[0])
-            assert table_id is not None
-            await solo.start(setup)
-            await tg.wait_for(lambda: of_table(setup, table_id, HAND_KINDS), timeout=10)
-            rng = random.Random(8)
-            if 0 in stored_game(db, table_id).to_act():
-                await solo.play(table_id, rng, presses=1)  # his lead: the computer answers
-            await poll(lambda: 1 in stored_game(db, table_id).to_act() or None, 10, "its turn")
-            before = stored_game(db, table_id).moves
-            await asyncio.sleep(0.5)  # its move is being decided (it waits 0.05 s first)
-            hand = solo.hand(table_id)
-            assert hand is not None
-            press = await tg.press(solo.user, hand, data=of_table(hand, table_id, HAND_KINDS)[0])
             try:
+                await bot.wait_for_line("getUpdates")
+                solo = await Solo.create(tg)
+                setup = await solo.open_setup()
+                table_id = table_of(callback_buttons(setup)[0])
+                assert table_id is not None
+                await solo.start(setup)
+                await tg.wait_for(lambda: of_table(setup, table_id, HAND_KINDS), timeout=30)
+                rng = random.Random(8)
+                if 0 in stored_game(db, table_id).to_act():
+                    await solo.play(table_id, rng, presses=1)  # his lead: the computer answers
+                await poll(lambda: 1 in stored_game(db, table_id).to_act() or None, 30, "its turn")
+                before = stored_game(db, table_id).moves
+                await asyncio.sleep(0.5)  # its move is being decided (it waits 0.05 s first)
+                hand = solo.hand(table_id)
+                assert hand is not None
+                press = await tg.press(
+                    solo.user, hand, data=of_table(hand, table_id, HAND_KINDS)[0]
+                )
                 await press.answer(timeout=10)
                 assert stored_game(db, table_id).moves <= before + 1, "his move, not its"
             finally:
-                gate.touch()  # the decision comes, and the game goes on to its end
+                # the decision comes (also after a failure above: a worker held for ever
+                # would keep the bot from stopping), and the game goes on to its end
+                gate.touch()
             end = await solo.play(table_id, rng, timeout=120)
             assert end is not None
             assert await bot.stop() == 0, bot.output
