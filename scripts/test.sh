@@ -21,4 +21,6 @@ else
 fi
 cat "$pg_errors" >&2
 rm -f "$pg_errors"
-echo "== pytest"; pytest -n auto "$@"
+# worksteal: a worker that runs out of tests takes some of the other's, so the slow
+# end-to-end tests at the end of one queue do not leave the other core idle
+echo "== pytest"; pytest -n auto --dist worksteal "$@"

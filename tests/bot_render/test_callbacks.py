@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hmac
 from dataclasses import fields
 
 import pytest
@@ -175,6 +177,27 @@ def test_signature_is_required_and_checked() -> None:
         PLAIN.decode(data)  # a signature is one field too many
     with pytest.raises(ValueError):
         CallbackCodec(b"short")
+
+
+def hmac_signed(payload: str, key: bytes = KEY) -> str:
+    """``payload`` signed as buttons were before BLAKE2s: HMAC-SHA256's first 8 bytes."""
+    digest = hmac.digest(key, payload.encode("ascii"), "sha256")[:8]
+    return f"{payload}.{base64.urlsafe_b64encode(digest).rstrip(b'=').decode('ascii')}"
+
+
+def test_a_button_signed_before_the_upgrade_still_works() -> None:
+    """A hand drawn by the previous version of the bot (HMAC-SHA256) is pressed after an
+    upgrade: taken; the same with another key, or its fields changed, is refused."""
+    old = hmac_signed("1q.5.6")
+    assert old != SIGNED.encode(cb.Take(5, 6))  # drawn anew, it is signed the new way
+    assert SIGNED.decode(old) == cb.Take(5, 6)
+    for forged in (
+        hmac_signed("1q.5.6", b"another key of at least 16 bytes"),
+        old.replace("1q.5.6", "1q.5.7"),
+    ):
+        with pytest.raises(BadCallback) as err:
+            SIGNED.decode(forged)
+        assert err.value.reason == "signature"
 
 
 def test_own_data_is_read_without_checking_the_signature_again() -> None:
