@@ -105,6 +105,8 @@ class Presenter:
         """Each table's pending clock (one at most)."""
         self._ai_jobs: dict[int, _Timer] = {}
         """Each table's pending computer move (one at most)."""
+        self._thinking: set[tuple[int, int]] = set()
+        """The (table, version) of each computer move being decided now."""
         self._nudges: dict[int, _Timer] = {}
         """Each table's pending reminder in the group (one per turn at most)."""
         self._runs: set[asyncio.Task[None]] = set()
@@ -1227,20 +1229,41 @@ class Presenter:
             seat = self._ai_seat(live)
             if seat is None or live.version != version or live.game is None:
                 return
+            if (table_id, version) in self._thinking:
+                return  # scheduled again (a redraw) while this very move is being decided
             level = live.row.seats[seat].ai or "normal"
             view = live.game.view(seat)
+            rules = live.rules
+            self._thinking.add((table_id, version))
+        # The decision is awaited without the table's lock: it may wait behind other
+        # tables' decisions in the workers, and a press at this table meanwhile (a throw-in,
+        # a card that does not go) is answered at once instead of holding one of the bot's
+        # slots for updates until then. A move made meanwhile makes this one stale: it is
+        # dropped below, and the next decision is scheduled for the new state.
+        try:
             started = time.monotonic()
             thinkers = self._rt.thinkers
             if thinkers is not None:
-                action = await thinkers.choose(level, view, live.rules, version)
+                action = await thinkers.choose(level, view, rules, version)
             else:
                 player = make_player(level)
-                action = await asyncio.to_thread(player.choose, view, live.rules, seed=version)
+                action = await asyncio.to_thread(player.choose, view, rules, seed=version)
             # every decision of a level takes as long: a forced pass (nothing to throw)
             # must not come sooner than a considered one
             rest = think_floor(level) - (time.monotonic() - started)
             if rest > 0:
                 await asyncio.sleep(rest)
+        finally:
+            self._thinking.discard((table_id, version))
+        try:
+            current = await self._rt.tables.get(table_id)
+        except NotHere:
+            return  # another process took the table over meanwhile
+        if current is not live:
+            return  # the table left memory meanwhile (its game ended or was cancelled)
+        async with live.lock:
+            if live.version != version:
+                return  # someone moved meanwhile
             try:
                 events = await self._rt.tables.act(live, seat, action, version)
             except Refused as exc:
