@@ -31,6 +31,16 @@ if {worker!r} in sys.orig_argv:
 file ``gate`` exists (the bot itself runs on)."""
 
 
+def held_workers(tmp_path: Path) -> tuple[Path, str]:
+    """A :data:`HOLD` in ``tmp_path``: the gate file to create to let the workers go, and
+    the ``PYTHONPATH`` that holds them."""
+    gate = tmp_path / "gate"
+    hold = tmp_path / "hold"
+    hold.mkdir()
+    (hold / "sitecustomize.py").write_text(HOLD.format(worker=WORKER, gate=str(gate)))
+    return gate, f"{hold}{os.pathsep}{ROOT}"
+
+
 def coach_started(proc: Proc) -> bool:
     """Whether this worker is the coach's, past its start-up (it lowered its priority)."""
     try:
@@ -127,14 +137,9 @@ async def test_a_bot_killed_while_its_workers_start_leaves_no_process_behind(
 ) -> None:
     # The workers are held at their very start until the bot is dead: by the time they
     # look, their parent is another process. (A bot killed during its own start-up.)
-    gate = tmp_path / "gate"
-    hold = tmp_path / "hold"
-    hold.mkdir()
-    (hold / "sitecustomize.py").write_text(HOLD.format(worker=WORKER, gate=str(gate)))
+    gate, path = held_workers(tmp_path)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        env = bot_settings(
-            tg, tmp_path, DURAK_COACH_WORKERS="1", PYTHONPATH=f"{hold}{os.pathsep}{ROOT}"
-        )
+        env = bot_settings(tg, tmp_path, DURAK_COACH_WORKERS="1", PYTHONPATH=path)
         tree = f"DURAK_DB_PATH={env['DURAK_DB_PATH']}"
         with killed_at_the_end(tree):
             async with BotProcess(env, tmp_path) as bot:

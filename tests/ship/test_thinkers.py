@@ -19,23 +19,30 @@ from fake_telegram import FakeTelegramServer, Limits
 
 from engine import Game
 
-from .process import ROOT, BotProcess, children, poll, running
-from .test_crash import HOLD, WORKER
+from .process import BotProcess, children, poll, running
+from .test_crash import WORKER, held_workers
 from .test_entrypoint import bot_settings
+
+
+def computer_settings(tg: FakeTelegramServer, tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The bot's environment for a game against the computer: one computer players' worker,
+    no coach or charts, the computer's pause cut short."""
+    return bot_settings(
+        tg,
+        tmp_path,
+        DURAK_AI_WORKERS="1",
+        DURAK_COACH_WORKERS="0",
+        DURAK_CHARTS="false",
+        DURAK_AI_DELAY="0.05",
+        **extra,
+    )
 
 
 async def test_computer_players_decide_in_a_worker_that_is_replaced_when_killed(
     tmp_path: Path,
 ) -> None:
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        env = bot_settings(
-            tg,
-            tmp_path,
-            DURAK_AI_WORKERS="1",
-            DURAK_COACH_WORKERS="0",
-            DURAK_CHARTS="false",
-            DURAK_AI_DELAY="0.05",
-        )
+        env = computer_settings(tg, tmp_path)
         async with BotProcess(env, tmp_path) as bot:
             assert bot.proc is not None
             pid = bot.proc.pid
@@ -66,20 +73,9 @@ async def test_computer_players_decide_in_a_worker_that_is_replaced_when_killed(
 async def test_the_player_is_answered_while_a_computer_player_decides(tmp_path: Path) -> None:
     # The worker is held at its very start: no decision comes until the gate opens. A
     # decision awaited under the table's lock kept the player's press unanswered as long.
-    gate = tmp_path / "gate"
-    hold = tmp_path / "hold"
-    hold.mkdir()
-    (hold / "sitecustomize.py").write_text(HOLD.format(worker=WORKER, gate=str(gate)))
+    gate, path = held_workers(tmp_path)
     async with FakeTelegramServer(limits=Limits.fast()) as tg:
-        env = bot_settings(
-            tg,
-            tmp_path,
-            DURAK_AI_WORKERS="1",
-            DURAK_COACH_WORKERS="0",
-            DURAK_CHARTS="false",
-            DURAK_AI_DELAY="0.05",
-            PYTHONPATH=f"{hold}{os.pathsep}{ROOT}",
-        )
+        env = computer_settings(tg, tmp_path, PYTHONPATH=path)
         db = Path(env["DURAK_DB_PATH"])
         async with BotProcess(env, tmp_path) as bot:
             try:
