@@ -789,6 +789,11 @@ READ_REMEMBERED: Final = 64
 """How many pieces of data read (and checked) a codec remembers."""
 
 
+def _sig_text(digest: bytes) -> str:
+    """A signature's 8 bytes as they go into callback_data: base64url, no padding."""
+    return urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
 class CallbackCodec:
     """Encodes and decodes callback_data; signs and checks it when built with a ``key``."""
 
@@ -813,14 +818,13 @@ class CallbackCodec:
         """The payload's signature: keyed BLAKE2s, a MAC by design and a third of
         HMAC-SHA256's cost (a hand's every button is signed at every move)."""
         digest = blake2s(payload.encode("ascii"), key=self._mac_key, digest_size=SIG_BYTES)
-        return urlsafe_b64encode(digest.digest()).rstrip(b"=").decode("ascii")
+        return _sig_text(digest.digest())
 
     def _signed_before(self, payload: str) -> str:
         """The signature buttons had before BLAKE2s (HMAC-SHA256): a button drawn by the
         previous version of the bot still works after an upgrade."""
         assert self._key is not None
-        digest = hmac.digest(self._key, payload.encode("ascii"), "sha256")
-        return urlsafe_b64encode(digest[:SIG_BYTES]).rstrip(b"=").decode("ascii")
+        return _sig_text(hmac.digest(self._key, payload.encode("ascii"), "sha256")[:SIG_BYTES])
 
     def encode(self, callback: Callback) -> str:
         """The callback_data of ``callback``; ``CallbackTooLong`` over 64 bytes,

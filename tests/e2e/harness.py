@@ -13,7 +13,7 @@ import re
 import sqlite3
 import struct
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -327,22 +327,33 @@ class Table:
 
     async def play_to_end(self, rng: random.Random, timeout: float = 120.0) -> FakeMessage:
         """Press random buttons of random players' hands until the game is over."""
-        deadline = time.monotonic() + timeout
         start_ends = self.end_count()
-        while time.monotonic() < deadline:
-            if self.end_count() > start_ends:
-                break
-            user = rng.choice(self.users)
-            hand = self.hand(user)
-            buttons = callback_buttons(hand)
-            if hand is None or not buttons:
-                await asyncio.sleep(0.005)
-                continue
-            await self.press(user, hand, rng.choice(buttons))
-        else:
-            raise AssertionError(f"the game did not end in {timeout} s ({self.presses} presses)")
+        await self.press_until(lambda: self.end_count() > start_ends, rng, timeout)
         await self.tg.settle(quiet=0.2, timeout=10)
         return self.ends()[-1]
+
+    async def press_until(
+        self,
+        done: Callable[[], bool],
+        rng: random.Random,
+        timeout: float = 120.0,
+        buttons: Callable[[FakeMessage | None], list[str]] = callback_buttons,
+    ) -> None:
+        """Press random ``buttons`` (by default any) of random players' hands until
+        ``done()``; AssertionError after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while not done():
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"the game did not end in {timeout} s ({self.presses} presses)"
+                )
+            user = rng.choice(self.users)
+            hand = self.hand(user)
+            found = buttons(hand)
+            if hand is None or not found:
+                await asyncio.sleep(0.005)
+                continue
+            await self.press(user, hand, rng.choice(found))
 
     def ends(self) -> list[FakeMessage]:
         assert self.lobby is not None

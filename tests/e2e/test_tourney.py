@@ -483,16 +483,7 @@ def playing_buttons(hand: FakeMessage | None) -> list[str]:
 async def press_until_ends(table: Table, ends: int, rng: random.Random) -> FakeMessage:
     """Press the playing buttons of random hands until the group has ``ends`` end messages
     of the tournament (read from the messages alone: any database); the last of them."""
-    deadline = asyncio.get_running_loop().time() + 120
-    while len(game_ends(table)) < ends:
-        assert asyncio.get_running_loop().time() < deadline, "the game did not end"
-        user = rng.choice(table.users)
-        hand = table.hand(user)
-        buttons = playing_buttons(hand)
-        if hand is None or not buttons:
-            await asyncio.sleep(0.01)
-            continue
-        await table.press(user, hand, rng.choice(buttons))
+    await table.press_until(lambda: len(game_ends(table)) >= ends, rng, buttons=playing_buttons)
     return game_ends(table)[ends - 1]
 
 
