@@ -1,19 +1,21 @@
-"""A worker process's life tied to the bot's: however the bot ends, its workers end too.
+"""A worker process's life tied to the bot's: however the bot ends, its workers end too;
+and, for the workers whose work can wait a little, their priority below the bot's.
 
-Both of the bot's worker pools (the coach's, the /me chart's) call :func:`die_with` first
-thing in a new worker, with the bot's pid taken in the bot. Nothing here imports more
-than the standard library, so a worker starts light.
+The bot's worker pools (the coach's, the /me chart's, the computer players') call
+:func:`die_with` first thing in a new worker, with the bot's pid taken in the bot. Nothing
+here imports more than the standard library, so a worker starts light.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
 import time
 
-__all__ = ["PR_SET_PDEATHSIG", "WATCH_INTERVAL", "die_with"]
+__all__ = ["NICENESS", "PR_SET_PDEATHSIG", "WATCH_INTERVAL", "die_with", "lower_priority"]
 
 PR_SET_PDEATHSIG = 1
 """Linux's prctl option: the signal a process gets when its parent dies."""
@@ -70,3 +72,19 @@ def _watch(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(WATCH_INTERVAL)
     os._exit(1)
+
+
+NICENESS = 10
+"""How much lower a worker's priority is than the bot's (``nice``), where the idle
+scheduling class is not available."""
+
+
+def lower_priority() -> None:
+    """Worker start-up: yield the CPU to the bot. Linux's idle class runs the worker only
+    on CPU time nobody else wants, so a woken bot takes the core at once (a worker merely
+    at nice 10 still delays it); elsewhere the worker is niced."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError):
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(NICENESS)

@@ -10,43 +10,25 @@ which imports no more) at import time.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Callable
 
-from bot.base.lifeline import die_with
+from bot.base.lifeline import die_with, lower_priority
 
 __all__ = [
-    "NICENESS",
     "SHARE",
     "Pacer",
     "analyse",
-    "lower_priority",
     "prepare",
     "start_worker",
 ]
-
-NICENESS = 10
-"""How much lower a worker's priority is than the bot's (``nice``), where the idle
-scheduling class is not available."""
 
 
 def start_worker(parent: int) -> None:
     """Worker start-up: end when the bot (process ``parent``) ends, then yield it the CPU."""
     die_with(parent)
     lower_priority()
-
-
-def lower_priority() -> None:
-    """Worker start-up: yield the CPU to the bot. Linux's idle class runs the worker only
-    on CPU time nobody else wants, so a woken bot takes the core at once (a worker merely
-    at nice 10 still delays it); elsewhere the worker is niced."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (OSError, AttributeError):
-        with contextlib.suppress(OSError, AttributeError):
-            os.nice(NICENESS)
 
 
 SHARE = 0.5

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.base.lifeline import die_with
+from bot.base.lifeline import die_with, lower_priority
 
 if TYPE_CHECKING:
     from engine import Rules, SeatView
@@ -15,9 +15,15 @@ __all__ = ["choose", "prepare", "start_worker"]
 
 
 def start_worker(parent: int) -> None:
-    """Worker start-up: end when the bot (process ``parent``) ends. A decision is awaited
-    by a table, so the worker keeps the bot's priority (unlike the coach's)."""
+    """Worker start-up: end when the bot (process ``parent``) ends, then yield it the CPU.
+
+    A decision is awaited by a table, yet it runs in the idle class like the coach's
+    reviews: the bot's own work (every other table's presses and messages) comes first,
+    and a busy worker beside it would otherwise slow every table of the process. The
+    decision's budget is CPU time, so the computer thinks as deeply as ever; only a
+    machine with no core to spare makes it wait."""
     die_with(parent)
+    lower_priority()
 
 
 def prepare() -> None:

@@ -41,8 +41,9 @@ def held_workers(tmp_path: Path) -> tuple[Path, str]:
     return gate, f"{hold}{os.pathsep}{ROOT}"
 
 
-def coach_started(proc: Proc) -> bool:
-    """Whether this worker is the coach's, past its start-up (it lowered its priority)."""
+def in_idle_class(proc: Proc) -> bool:
+    """Whether this worker is past its start-up as the coach's and the computer players'
+    workers end it: in the idle scheduling class."""
     try:
         return os.sched_getscheduler(proc.pid) == os.SCHED_IDLE
     except OSError:
@@ -58,13 +59,15 @@ def chart_started(proc: Proc) -> bool:
 
 
 def helpers(pid: int, *, started: bool) -> list[Proc] | None:
-    """The bot's helper processes once both its workers and the resource tracker run (and,
-    if ``started``, the workers are past their start-up); None before."""
+    """The bot's helper processes once its three workers (the coach's, the chart's, the
+    computer players') and the resource tracker run (and, if ``started``, the workers are
+    past their start-up); None before."""
     found = children(pid)
     workers = [p for p in found if WORKER in p.cmdline]
-    if len(workers) < 2 or not any(TRACKER in p.cmdline for p in found):
+    if len(workers) < 3 or not any(TRACKER in p.cmdline for p in found):
         return None
-    if started and not (any(map(coach_started, workers)) and any(map(chart_started, workers))):
+    idle = sum(map(in_idle_class, workers))
+    if started and not (idle >= 2 and any(map(chart_started, workers))):
         return None
     return found
 

@@ -1,6 +1,7 @@
-"""Computer players decide in a worker process of the bot, never in its interpreter: a game
-against the computer is played by a real bot process whose decisions arrive from its worker;
-the worker killed outright is replaced and the game goes on; a killed bot takes it along.
+"""Computer players decide in a worker process of the bot, never in its interpreter, and
+the worker runs in the idle scheduling class, below the bot: a game against the computer is
+played by a real bot process whose decisions arrive from its worker; the worker killed
+outright is replaced and the game goes on; a killed bot takes it along.
 While a computer player's decision is awaited, the table's player is answered at once (the
 decision holds no lock)."""
 
@@ -20,7 +21,7 @@ from fake_telegram import FakeTelegramServer, Limits
 from engine import Game
 
 from .process import BotProcess, children, poll, running
-from .test_crash import WORKER, held_workers
+from .test_crash import WORKER, held_workers, in_idle_class
 from .test_entrypoint import bot_settings
 
 
@@ -53,6 +54,8 @@ async def test_computer_players_decide_in_a_worker_that_is_replaced_when_killed(
                 "the computer players' worker",
             )
             assert len(first) == 1
+            # it yields the CPU to the bot: in the idle class, once started
+            await poll(lambda: in_idle_class(first[0]), 60, "the worker lowers its priority")
             solo = await Solo.create(tg)
             setup = await solo.open_setup()
             table_id = table_of(callback_buttons(setup)[0])
