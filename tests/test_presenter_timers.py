@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from bot.base.loops import LoopRef
 from bot.chat.presenter import Presenter, _unschedule
 from bot.chat.tourneys import TourneyDesk
 
@@ -14,6 +15,7 @@ from bot.chat.tourneys import TourneyDesk
 def bare() -> Presenter:
     """A presenter with nothing but its timers (they need nothing else)."""
     presenter = Presenter.__new__(Presenter)
+    presenter._loop = LoopRef()
     presenter._clocks = {}
     presenter._nudges = {}
     presenter._ai_jobs = {}

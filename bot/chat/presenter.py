@@ -20,6 +20,7 @@ from telegram.ext import Application
 
 from bot import render as r
 from bot.base.i18n import Lang, pick_lang, tr
+from bot.base.loops import LoopRef
 from bot.chat.ingroup import InGroupHands
 from bot.chat.tourneys import TourneyDesk
 from bot.ratings.odds import Odds, odds_for, scope_for
@@ -91,6 +92,7 @@ class Presenter:
     def __init__(self, rt: Runtime, app: Application) -> None:  # type: ignore[type-arg]
         self._rt = rt
         self._app = app
+        self._loop = LoopRef()
         self._waiting: dict[int, frozenset[int]] = {}
         self._public: tuple[Game, int, PublicView] | None = None
         """The last public view drawn and the game and move it is of: the hands of one
@@ -1082,7 +1084,7 @@ class Presenter:
         """Run ``run(data)`` in ``delay`` seconds, as the table's (``data[0]``) pending
         timer in ``timers``."""
         timer = _Timer(data)
-        timer.handle = asyncio.get_running_loop().call_later(
+        timer.handle = self._loop().call_later(
             max(0.0, delay), self._fire, timers, timer, run, name
         )
         timers[data[0]] = timer
@@ -1100,7 +1102,7 @@ class Presenter:
             del timers[timer.data[0]]  # nothing to remove later
         if self._stopped:
             return
-        task = asyncio.get_running_loop().create_task(self._run_timer(run, timer.data), name=name)
+        task = self._loop().create_task(self._run_timer(run, timer.data), name=name)
         self._runs.add(task)
         task.add_done_callback(self._runs.discard)
 

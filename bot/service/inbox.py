@@ -94,7 +94,12 @@ def handled_update() -> Handling | None:
     """The update the running task handles: None outside a handler and in the tasks a
     handler starts (redraws, clocks), whose writes are not that update's."""
     handling = _HANDLING.get()
-    if handling is None or handling.task is not asyncio.current_task():
+    if handling is None:
+        return None
+    task = handling.task
+    # the task's own loop, named: asyncio would ask the kernel for the process id first
+    current = asyncio.current_task() if task is None else asyncio.current_task(task.get_loop())
+    if task is not current:
         return None
     return handling
 

@@ -51,6 +51,9 @@ class _Connection(asyncio.Protocol):
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
+        # the loop the connection lives on (made by it, used on it alone): asked once, not
+        # at every request (Python 3.11 asks the kernel for the process id each time)
+        self.loop = asyncio.get_running_loop()
         self.closed = False
         self._buffer = bytearray()
         self._waiter: asyncio.Future[Response] | None = None
@@ -98,7 +101,7 @@ class _Connection(asyncio.Protocol):
     def send(self, data: bytes) -> asyncio.Future[Response]:
         """Write one request; the future gets its answer."""
         assert self.transport is not None and self._waiter is None
-        self._waiter = asyncio.get_running_loop().create_future()
+        self._waiter = self.loop.create_future()
         self._head = None
         self._length = None
         self._chunked = False
@@ -266,11 +269,10 @@ class HttpClient:
             "Connection: keep-alive\r\n\r\n"
         ).encode("latin-1") + body
         connection = await self._connection(key, connect_timeout, pool_timeout)
-        loop = asyncio.get_running_loop()
         try:
             answer = connection.send(request)
             timer = (
-                loop.call_later(read_timeout, _time_out, answer)
+                connection.loop.call_later(read_timeout, _time_out, answer)
                 if read_timeout is not None
                 else None
             )

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
+from bot.base.loops import LoopRef
+
 if TYPE_CHECKING:
     from bot.service.inbox import Inbox
 
@@ -37,6 +39,7 @@ class TableOrder(BaseUpdateProcessor):
     def __init__(self, key: KeyFn = default_key, max_concurrent_updates: int = 256) -> None:
         super().__init__(max_concurrent_updates)
         self._key = key
+        self._loop = LoopRef()
         self._tails: dict[object, asyncio.Future[None]] = {}
         self.inbox: Inbox | None = None
         """Where updates are kept until done (set at start-up, once the store is open)."""
@@ -62,7 +65,7 @@ class TableOrder(BaseUpdateProcessor):
             await coroutine
             return
         previous = self._tails.get(key)
-        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done: asyncio.Future[None] = self._loop().create_future()
         self._tails[key] = done
         try:
             if previous is not None:

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 
+from bot.base.loops import LoopRef
 from bot.render.limits import fit_request
 from bot.transport.sent import SentLog
 
@@ -237,6 +238,7 @@ class Pacer(BaseRateLimiter[int]):
         "_budgets",
         "_ephemeral_recent",
         "_ephemeral_shared",
+        "_loop",
         "_overall",
         "_pacing",
         "_pauses",
@@ -248,6 +250,7 @@ class Pacer(BaseRateLimiter[int]):
 
     def __init__(self, pacing: Pacing | None = None, *, sent: SentLog | None = None) -> None:
         self._pacing = pacing or Pacing()
+        self._loop = LoopRef()
         self.sent = sent
         """Where every message sent through here is noted (every request passes here)."""
         self._budgets: dict[int | str, _Budget] = {}
@@ -288,7 +291,7 @@ class Pacer(BaseRateLimiter[int]):
     # ------------------------------------------------------------------ the buckets
 
     def _now(self) -> float:
-        return asyncio.get_running_loop().time()
+        return self._loop().time()
 
     def ephemeral_budget(self, chat_id: int, user_id: int) -> int | str:
         """The budget an ephemeral message to ``user_id`` in group ``chat_id`` spends.
@@ -396,7 +399,7 @@ class Pacer(BaseRateLimiter[int]):
         if not budget.waiting and budget.wait(now, self._reserve(priority)) <= 0:
             budget.take(now)
             return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[None] = self._loop().create_future()
         heapq.heappush(budget.waiting, (int(priority), next(self._seq), future))
         self._schedule(budget)
         await future
@@ -410,7 +413,7 @@ class Pacer(BaseRateLimiter[int]):
         if not budget.waiting:
             return
         wait = budget.wait(self._now(), self._reserve(budget.waiting[0][0]))
-        budget.timer = asyncio.get_running_loop().call_later(wait, self._wake, budget)
+        budget.timer = self._loop().call_later(wait, self._wake, budget)
 
     def _wake(self, budget: _Budget) -> None:
         budget.timer = None
@@ -445,7 +448,7 @@ class Pacer(BaseRateLimiter[int]):
         self._schedule(budget)
         shared = self.shared
         if shared is not None and isinstance(chat, int) and shared.shared(chat):
-            task = asyncio.get_running_loop().create_task(shared.pause(chat, seconds))
+            task = self._loop().create_task(shared.pause(chat, seconds))
             self._pauses.add(task)
             task.add_done_callback(self._pauses.discard)
 

@@ -46,6 +46,7 @@ from typing import Any, Final
 from telegram import Bot
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter, TelegramError
 
+from bot.base.loops import LoopRef
 from bot.render import Keyboard, Screen, plain_clocks, reply_markup
 from bot.store.errors import StoreUnavailable
 from bot.transport import tgerrors
@@ -174,6 +175,7 @@ class Publisher:
         seed: int | None = None,
     ) -> None:
         self._bot = bot
+        self._loop = LoopRef()
         found = pacer if pacer is not None else getattr(bot, "rate_limiter", None)
         self._pacer: Pacer | None = found if isinstance(found, Pacer) else None
         self._sent = self._pacer.sent if self._pacer is not None else None
@@ -263,7 +265,7 @@ class Publisher:
         """Send a one-off message (an end of game, a notice, the answer to a command) with
         the same pacing and retries as the slots; ``reply_to`` quotes the message it
         answers. The future gives its id, or None if it could not be sent."""
-        future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[int | None] = self._loop().create_future()
         key = ("once", next(self._once))
         moved = self._moved.get(chat_id)
         if moved is not None:
@@ -329,7 +331,7 @@ class Publisher:
 
     def strip(self, chat_id: int, message_id: int) -> None:
         """Take the buttons off a message that is not a slot's (a stray copy)."""
-        task = asyncio.get_running_loop().create_task(
+        task = self._loop().create_task(
             self._strip(chat_id, message_id, None), name=f"strip {chat_id}/{message_id}"
         )
         self._keep(task)
@@ -364,7 +366,7 @@ class Publisher:
         if not self._closed and (slot.worker is None or slot.worker.done()):
             # one name for all: a slot's key put in words at every send cost more than
             # anything else of starting its worker
-            slot.worker = asyncio.get_running_loop().create_task(self._run(slot), name="publish")
+            slot.worker = self._loop().create_task(self._run(slot), name="publish")
 
     def _keep(self, task: asyncio.Task[None]) -> None:
         self._cleanups.add(task)
@@ -387,7 +389,7 @@ class Publisher:
                 if slot.interval > 0 and not slot.fresh and slot.message_id is not None:
                     # not urgent: let later changes merge into this one, unless urgent
                     # content (the game turning to him, his own move) ends the pause
-                    loop = asyncio.get_running_loop()
+                    loop = self._loop()
                     slot.pause = loop.create_future()
                     timer = loop.call_later(slot.interval, _resolve, slot.pause)
                     try:
@@ -516,7 +518,7 @@ class Publisher:
             self._look_for_copies(slot.chat_id, slot.sweep_from, slot.message_id)
             slot.unsure, slot.sweep_from = False, None
         if old is not None:
-            task = asyncio.get_running_loop().create_task(
+            task = self._loop().create_task(
                 self._remove(slot.chat_id, old, slot.moved_note, shown),
                 name=f"remove {slot.chat_id}/{old}",
             )
@@ -535,7 +537,7 @@ class Publisher:
                     exc,
                 )
                 gone, slot.message_id, slot.sent = slot.message_id, None, None
-                task = asyncio.get_running_loop().create_task(
+                task = self._loop().create_task(
                     self._remove(slot.chat_id, gone, None, None),
                     name=f"remove {slot.chat_id}/{gone}",
                 )
@@ -569,7 +571,7 @@ class Publisher:
             # nothing sent here since the start: ids below may be the process before's
             log.info("chat %s: a copy of message %s may be left with its buttons", chat_id, new)
             return
-        task = asyncio.get_running_loop().create_task(
+        task = self._loop().create_task(
             self._sweep(chat_id, known, new), name=f"sweep {chat_id}/{new}"
         )
         self._keep(task)
@@ -580,7 +582,7 @@ class Publisher:
         chat's last such failure, look at its ids again for copies (from ``known``, the
         newest message known before a send; None: none) and draw again the messages
         whose edits failed so, whatever became of the slots that sent them."""
-        due = asyncio.get_running_loop().time() + self._late_after
+        due = self._loop().time() + self._late_after
         look = self._late_looks.get(chat_id)
         if look is not None:
             look.due = due
@@ -588,16 +590,14 @@ class Publisher:
                 look.since = known  # the lowest known, from any of the failed sends
             return
         self._late_looks[chat_id] = _LateLook(known, due)
-        task = asyncio.get_running_loop().create_task(
-            self._look_late(chat_id), name=f"late look {chat_id}"
-        )
+        task = self._loop().create_task(self._look_late(chat_id), name=f"late look {chat_id}")
         self._keep(task)
 
     async def _look_late(self, chat_id: int) -> None:
         """Once nothing in the chat has failed for a while and no send is under way: strip
         the copies that arrived late (see :meth:`_sweep` and :meth:`_probe_above`), and
         draw again the messages whose edits may have been carried out late."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         look = self._late_looks[chat_id]
         while (wait := look.due - loop.time()) > 0:
             await asyncio.sleep(wait)
@@ -797,7 +797,7 @@ class Publisher:
         self._moved[old] = new
         task = self._migrating.get(old)
         if task is None:
-            task = self._migrating[old] = asyncio.get_running_loop().create_task(
+            task = self._migrating[old] = self._loop().create_task(
                 self._tell_migrated(old, new), name=f"migrate {old}"
             )
         await asyncio.shield(task)
@@ -848,7 +848,7 @@ class Publisher:
         key = (chat_id, thread_id)
         task = self._topics_gone.get(key)
         if task is None:
-            task = self._topics_gone[key] = asyncio.get_running_loop().create_task(
+            task = self._topics_gone[key] = self._loop().create_task(
                 self._tell_topic_gone(chat_id, thread_id), name=f"topic gone {key}"
             )
         await asyncio.shield(task)
