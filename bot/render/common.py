@@ -253,14 +253,17 @@ ButtonStyle = Literal["danger", "success", "primary"]
 """A button's colour (Bot API 9.4): red, green, blue."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Button:
     """One inline button: a label and one of callback data, a URL to open, or the URL of
     a Mini App to open in place (``web_app``: Telegram allows those in private chats
     only) — or none of them when ``disabled``: shown, greyed, doing nothing (Bot API 10.3,
     ``InlineKeyboardButton.disabled``). ``style`` colours it (Bot API 9.4: ``danger`` red,
     ``success`` green, ``primary`` blue); a client that knows neither field shows a plain
-    button, and a disabled one still does nothing there, having nothing to send."""
+    button, and a disabled one still does nothing there, having nothing to send.
+
+    A value, never changed once made; not a frozen dataclass only because a frozen one
+    takes three times as long to make, and every move makes a score of buttons."""
 
     text: str
     data: str | None = None
@@ -376,9 +379,10 @@ def chunk(items: Sequence[Button], width: int) -> list[tuple[Button, ...]]:
 # ---------------------------------------------------------------- context
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class TableContext:
-    """What a game screen needs besides the view.
+    """What a game screen needs besides the view (a value, never changed once made: not
+    frozen only because a frozen one takes three times as long to make, once per screen).
 
     ``version`` goes into every button (a stale press is refused); ``seconds_left`` is the
     time until the table's deadline (see :func:`seconds_until`); ``events`` are the last

@@ -64,7 +64,9 @@ class JsonBody(RequestData):
     __slots__ = ("body",)
 
     def __init__(self, body: bytes) -> None:
-        super().__init__()
+        # what RequestData's own start sets, without looking for files among no parameters
+        self._parameters = []
+        self.contains_files = False
         self.body = body
 
 
