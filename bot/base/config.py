@@ -241,7 +241,7 @@ class Settings(BaseSettings):
         ge=0,
         le=16,
         description="Worker processes where computer players decide, off the bot's event "
-        "loop; 0: in a thread of the bot.",
+        "loop and below its CPU priority (Linux's idle class); 0: in a thread of the bot.",
     )
     quick_wait: float = Field(
         60.0,
