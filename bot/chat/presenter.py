@@ -33,7 +33,7 @@ from bot.store import Invitation, Seat, StoreError, TableStatus, TourneyStatus
 from bot.transport.inline import InlineFaces
 from bot.transport.sender import Content, Lazy, Priority
 from bot.transport.tasks import settle
-from engine import Card, Game, PublicView
+from engine import Card
 from engine.actions import Event
 
 if TYPE_CHECKING:
@@ -94,9 +94,6 @@ class Presenter:
         self._app = app
         self._loop = LoopRef()
         self._waiting: dict[int, frozenset[int]] = {}
-        self._public: tuple[Game, int, PublicView] | None = None
-        """The last public view drawn and the game and move it is of: the hands of one
-        move and its table share it."""
         self._titles: dict[int, str] = {}
         self._langs: dict[int, Lang] = {}
         self._blocked: set[int] = set()
@@ -248,15 +245,6 @@ class Presenter:
         if shown is None and seat < len(live.row.hand_message_ids):
             shown = live.row.hand_message_ids[seat]
         return shown
-
-    def _public_view(self, game: Game) -> PublicView:
-        """``game``'s public view as it stands (worked out once for its hands and table)."""
-        last = self._public
-        if last is not None and last[0] is game and last[1] == game.moves:
-            return last[2]
-        view = game.public_view()
-        self._public = (game, game.moves, view)
-        return view
 
     def _players(self, live: Live) -> list[r.Player]:
         return players_of(live.row.seats)
@@ -477,7 +465,7 @@ class Presenter:
             # the newest state (the game's at that moment, the clock's time left too)
             now = live.game if live.game is not None else game
             screen = r.render_table(
-                self._public_view(now),
+                live.public_view(now),
                 players,
                 lang,
                 self._ctx(live),
@@ -580,7 +568,7 @@ class Presenter:
             now = live.game if live.game is not None else game
             ctx = context()
             screen = r.render_hand(
-                now.view(seat, self._public_view(now)),
+                now.view(seat, live.public_view(now)),
                 players,
                 lang,
                 ctx,

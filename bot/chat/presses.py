@@ -170,7 +170,7 @@ async def decide_hand(
         raise Refused("illegal.game_over" if live.row.status == TableStatus.FINISHED else "gone")
     if decoded.version != live.version:
         raise Refused("outdated")
-    view = game.view(seat)
+    view = game.view(seat, live.public_view(game))
     action: Action | None = None
     if isinstance(decoded, cb.Refresh | cb.Cancel):
         return Outcome(show=True)

@@ -37,7 +37,7 @@ from bot.store import (
     is_private_chat,
     shard_of,
 )
-from engine import Game, IllegalAction, InvalidState, Result, Rules
+from engine import Game, IllegalAction, InvalidState, PublicView, Result, Rules
 from engine.actions import Action, Event, Resign, Timeout
 
 __all__ = ["SOLO_OPPONENTS", "Live", "Refused", "TableService", "is_private", "is_solo"]
@@ -89,6 +89,19 @@ class Live:
     """Whether ``tourney`` was read from the store (a table's is read once, when asked)."""
     earned: tuple[tuple[int, str], ...] = ()
     """The achievements the last game's end gave: ``(user id, code)`` of each."""
+    _public: tuple[Game, int, PublicView] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def public_view(self, game: Game) -> PublicView:
+        """``game``'s public view as it stands, worked out once a move: the press that
+        reads the hand, the hands drawn after it and the table share it."""
+        last = self._public
+        if last is not None and last[0] is game and last[1] == game.moves:
+            return last[2]
+        view = game.public_view()
+        self._public = (game, game.moves, view)
+        return view
 
     @property
     def table_id(self) -> int:
