@@ -14,8 +14,19 @@ import signal
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
-__all__ = ["NICENESS", "PR_SET_PDEATHSIG", "WATCH_INTERVAL", "die_with", "lower_priority"]
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+__all__ = [
+    "NICENESS",
+    "PR_SET_PDEATHSIG",
+    "WATCH_INTERVAL",
+    "die_with",
+    "lower_priority",
+    "stop_workers",
+]
 
 PR_SET_PDEATHSIG = 1
 """Linux's prctl option: the signal a process gets when its parent dies."""
@@ -88,3 +99,17 @@ def lower_priority() -> None:
     except (OSError, AttributeError):
         with contextlib.suppress(OSError, AttributeError):
             os.nice(NICENESS)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool's workers at once, in the bot: what waits is cancelled, what runs is
+    dropped (a review, a decision or a chart is made again when asked again). A worker in
+    the idle class gets no CPU while the machine is busy, so it is killed rather than
+    asked to finish: the bot's exit, which waits for its pools' workers to end, never
+    waits on one that cannot run."""
+    # the pool's own table of its processes: no public list before Python 3.14
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()

@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
-from bot.base.lifeline import die_with
+from bot.base.lifeline import die_with, stop_workers
 
 __all__ = [
     "CHART_SIZE",
@@ -179,5 +179,5 @@ class Charts:
     def close(self) -> None:
         """Stop the worker."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            stop_workers(self._pool)
             self._pool = None

@@ -17,6 +17,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from bot.base.lifeline import stop_workers
 from bot.service.coach_worker import analyse, prepare, start_worker
 from bot.service.replay import Replay
 from bot.store import Store
@@ -149,5 +150,5 @@ class Coach:
         for future in list(self._running.values()):
             future.cancel()
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            stop_workers(self._pool)
             self._pool = None

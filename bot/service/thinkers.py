@@ -19,6 +19,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from bot.base.lifeline import stop_workers
 from bot.service.think_worker import choose, prepare, start_worker
 from engine import Rules, SeatView
 from engine.actions import Action
@@ -34,6 +35,7 @@ class Thinkers:
     def __init__(self, workers: int = 1) -> None:
         self._workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._closed = False
         self.replaced = 0
         """Pools started again after a worker died (for the logs and the tests)."""
 
@@ -55,6 +57,8 @@ class Thinkers:
                         self._executor(), choose, level, view, rules, seed
                     )
                 except BrokenProcessPool:
+                    if self._closed:
+                        raise  # the bot stops: the decision is made by the next one
                     log.warning("a computer player's worker died; started again (%d)", attempt)
                     self._pool = None
                     self.replaced += 1
@@ -75,6 +79,7 @@ class Thinkers:
 
     def close(self) -> None:
         """Stop the workers (a decision in progress is made again by the next bot)."""
+        self._closed = True
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            stop_workers(self._pool)
             self._pool = None
