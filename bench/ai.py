@@ -56,6 +56,7 @@ def cut_player(plies: int, empty: bool) -> Player:
     (``empty``: once the stock is empty too), the trained evaluation taking the rest."""
     return HardPlayer(replace(HARD, cut=plies, cut_empty=empty, worlds=3000, world_cost=6))
 
+
 RULES: dict[str, tuple[Rules, int]] = {
     "podkidnoy": (Rules.preset("podkidnoy"), 2),
     "perevodnoy": (Rules.preset("perevodnoy"), 2),

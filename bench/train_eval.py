@@ -1,6 +1,6 @@
 """Train the hard player's evaluation (``engine/ai/evaluation.py``) by self-play.
 
-Run by hand: ``.venv/bin/python bench/train_eval.py`` (a few minutes on one core) writes
+Run by hand: ``.venv/bin/python bench/train_eval.py`` (some two minutes of CPU) writes
 ``engine/ai/eval_weights.py``; ``--check`` trains and compares with that file instead
 (the same seed gives the same weights on the same machine; figures are rounded to six
 digits).
@@ -23,8 +23,10 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import textwrap
 import time
 from pathlib import Path
+from pprint import pformat
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -109,10 +111,7 @@ def fit(x: Any, y: Any, hidden: int, seed: int, epochs: int = 400) -> dict[str, 
     v2 = {k: np.zeros_like(v) for k, v in params.items()}
     lr, b1, b2, l2 = 0.03, 0.9, 0.999, 1e-5
     for t in range(1, epochs + 1):
-        if hidden:
-            h = np.tanh(x @ params["hw"].T + params["hb"])
-        else:
-            h = x
+        h = np.tanh(x @ params["hw"].T + params["hb"]) if hidden else x
         z = h @ params["ow"] + params["ob"][0]
         p = 1 / (1 + np.exp(-z))
         gz = (p - y) / n
@@ -182,14 +181,16 @@ def render(models: dict[str, dict[str, Any]], games: int, seed: int) -> str:
     lines = [
         '"""The hard player\'s trained evaluation (:mod:`engine.ai.evaluation`): one model',
         "per rule preset, written by ``bench/train_eval.py"
-        f" --games {games} --seed {seed}``; do not edit by hand.\"\"\"",
+        f' --games {games} --seed {seed}``; do not edit by hand."""',
         "",
         "from __future__ import annotations",
         "",
         "from typing import Any",
         "",
         "# fmt: off",
-        f"MODELS: dict[str, dict[str, Any]] = {models!r}",
+        "MODELS: dict[str, dict[str, Any]] = (",
+        textwrap.indent(pformat(models, width=95, compact=True, sort_dicts=False), "    "),
+        ")",
         "# fmt: on",
         "",
     ]
@@ -200,7 +201,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--games", type=int, default=6000, help="self-play games per preset")
+    parser.add_argument("--games", type=int, default=20000, help="self-play games per preset")
     parser.add_argument("--seed", type=int, default=27, help="the data's and fit's seed")
     parser.add_argument("--check", action="store_true", help="compare, do not write")
     args = parser.parse_args()
