@@ -54,7 +54,7 @@ CUTS = (0, 4, 8, 16, 32)
 def cut_player(plies: int, empty: bool) -> Player:
     """The hard level with playouts cut after ``plies`` moves at the next bout's start
     (``empty``: once the stock is empty too), the trained evaluation taking the rest."""
-    return HardPlayer(replace(HARD, cut=plies, cut_empty=empty, worlds=3000, world_cost=6))
+    return HardPlayer(replace(HARD, cut=plies, cut_empty=empty, cut_worlds=3000, world_cost=6))
 
 
 RULES: dict[str, tuple[Rules, int]] = {

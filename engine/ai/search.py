@@ -92,8 +92,11 @@ class SearchConfig:
     cut_empty: bool = False
     """Whether a playout may stop so once the stock is empty too (else it plays the
     endgame out)."""
+    cut_worlds: int = 3000
+    """Most sampled worlds where the playouts are cut (instead of ``worlds``)."""
     world_cost: int = 0
-    """Playout moves a sampled world counts for in ``work`` (its cost in CPU)."""
+    """Playout moves a sampled world counts for in ``work`` where the playouts are cut
+    (a world costs as much as a few moves, and a cut playout makes few)."""
 
 
 def plan_signature(action: Action, score: float | None) -> tuple[Any, ...]:
@@ -247,8 +250,13 @@ def search_action(
         return cands[0]
     rng = random.Random(_mix(seed, view))
     evaluation = None
+    worlds = cfg.worlds
+    world_cost = 0
     if cfg.cut is not None and view.public.teams is None:
         evaluation = evaluation_for(rules, view.public.players)
+        if evaluation is not None:
+            worlds = cfg.cut_worlds
+            world_cost = cfg.world_cost
     playout = Playout(
         rules,
         view.seat,
@@ -261,7 +269,6 @@ def search_action(
     total = [0.0] * len(cands)
     count = [0] * len(cands)
     alive = list(range(len(cands)))
-    worlds = cfg.worlds
     cuts = {max(1, worlds // 3), max(2, 2 * worlds // 3)}
     failures = 0
     done = 0
@@ -274,7 +281,7 @@ def search_action(
                 break
             continue
         done += 1
-        playout.used += cfg.world_cost
+        playout.used += world_cost
         for i in alive:
             g = world.copy()
             try:
