@@ -20,7 +20,7 @@ from engine.ai.evaluation import FEATURES, Evaluation, evaluation_for, features
 from .helpers import QUICK
 
 PRESETS = ("podkidnoy", "perevodnoy")
-CUT = replace(QUICK, cut=4, cut_empty=True, world_cost=6)
+CUT = replace(QUICK, cut=4, cut_empty=True, cut_worlds=8, world_cost=6)
 
 
 def won_and_lost(preset: str) -> Game:
