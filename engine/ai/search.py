@@ -20,8 +20,12 @@ The hard player (:func:`hard_action`, :data:`HARD`) first tries the exact endgam
 (:mod:`.endgame`) where a 2-player seat knows every card; otherwise it runs this search with
 many worlds, stopping when its playouts have made :data:`WORK` moves in all (halving the
 candidates at a third and two thirds of that work): a limit that does not depend on the
-machine, so its choice is reproducible, with the CPU-time budget a safety net. The coach
-uses :func:`search_action` alone, with its own configuration.
+machine, so its choice is reproducible, with the CPU-time budget a safety net. In 2-player
+podkidnoy and perevodnoy a playout stops at the first bout's start after :data:`CUT` moves
+while the stock holds cards, and scores the trained evaluation's estimate
+(:mod:`.evaluation`) instead of playing on: the same work then covers several times as many
+worlds. The coach uses :func:`search_action` alone, with its own configuration (playouts to
+the end).
 """
 
 from __future__ import annotations
@@ -311,9 +315,23 @@ def search_action(
     return cands[best]
 
 
-HARD = SearchConfig(worlds=400, candidates=6, budget=0.25, work=WORK, endgame_nodes=ENDGAME_NODES)
+CUT = 8
+"""The hard player's playout moves before a playout may stop at a bout's start and take
+the trained evaluation's estimate (:mod:`.evaluation`), where the rules have a model."""
+HARD = SearchConfig(
+    worlds=400,
+    candidates=6,
+    budget=0.25,
+    work=WORK,
+    endgame_nodes=ENDGAME_NODES,
+    cut=CUT,
+    cut_worlds=3000,
+    world_cost=6,
+)
 """The hard player's search: the exact endgame where every card is known, else sampled
-worlds until :data:`WORK` playout moves are spent (the CPU-time budget a safety net)."""
+worlds until :data:`WORK` playout moves are spent (the CPU-time budget a safety net), the
+playouts cut by the trained evaluation after :data:`CUT` moves where the rules have a
+model."""
 
 
 def hard_action(
