@@ -9,9 +9,9 @@ hard level before issue 27, frozen in ``bench/ai_previous/``; ``mcts20``, ``mcts
 ``mcts200`` (deals × rollouts per decision) and ``mcts1s`` (one second of CPU a decision):
 the plain determinized Monte Carlo of ``bench/mcts.py``; ``cut0``, ``cut4``, ... ``cut32``:
 the hard level with its playouts stopped at the first bout's start after that many moves
-while the stock is not empty, the trained evaluation (``engine/ai/evaluation.py``) taking
-the rest, as many more worlds as the same playout work allows; ``cut0e`` ... ``cut32e``:
-the same, stopped also once the stock is empty.
+(``cut8``: the hard level as it is) while the stock is not empty, the trained evaluation
+(``engine/ai/evaluation.py``) taking the rest, as many more worlds as the same playout work
+allows; ``cut0e`` ... ``cut32e``: the same, stopped also once the stock is empty.
 
 The rules are fixed: the ``podkidnoy`` and ``perevodnoy`` presets at 2 players, and
 ``podkidnoy`` at 4 (two of each player, sitting A B A B). Every deal is played twice with
