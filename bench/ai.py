@@ -7,7 +7,11 @@ figures; asserts nothing.
 The players: ``easy``, ``normal``, ``hard`` (``engine.ai`` as it is now); ``previous``, the
 hard level before issue 27, frozen in ``bench/ai_previous/``; ``mcts20``, ``mcts60``,
 ``mcts200`` (deals × rollouts per decision) and ``mcts1s`` (one second of CPU a decision):
-the plain determinized Monte Carlo of ``bench/mcts.py``.
+the plain determinized Monte Carlo of ``bench/mcts.py``; ``cut0``, ``cut4``, ... ``cut32``:
+the hard level with its playouts stopped at the first bout's start after that many moves
+(``cut8``: the hard level as it is) while the stock is not empty, the trained evaluation
+(``engine/ai/evaluation.py``) taking the rest, as many more worlds as the same playout work
+allows; ``cut0e`` ... ``cut32e``: the same, stopped also once the stock is empty.
 
 The rules are fixed: the ``podkidnoy`` and ``perevodnoy`` presets at 2 players, and
 ``podkidnoy`` at 4 (two of each player, sitting A B A B). Every deal is played twice with
@@ -35,10 +39,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from dataclasses import replace
+
 from bench.ai_previous import PreviousHard
 from bench.mcts import PlainMCTS
 from engine import Rules
-from engine.ai import Player, make_player, play_game
+from engine.ai import HardPlayer, Player, make_player, play_game
+from engine.ai.search import HARD
+
+CUTS = (0, 4, 8, 16, 32)
+"""The plies of the hard players ``cutK``/``cutKe`` (see the module docstring)."""
+
+
+def cut_player(plies: int, empty: bool) -> Player:
+    """The hard level with playouts cut after ``plies`` moves at the next bout's start
+    (``empty``: once the stock is empty too), the trained evaluation taking the rest."""
+    return HardPlayer(replace(HARD, cut=plies, cut_empty=empty, cut_worlds=3000, world_cost=6))
+
 
 RULES: dict[str, tuple[Rules, int]] = {
     "podkidnoy": (Rules.preset("podkidnoy"), 2),
@@ -55,6 +72,8 @@ MAKERS: dict[str, Callable[[], Player]] = {
     "mcts60": lambda: PlainMCTS(60),
     "mcts200": lambda: PlainMCTS(200),
     "mcts1s": lambda: PlainMCTS(None, seconds=1.0),
+    **{f"cut{k}": (lambda k=k: cut_player(k, False)) for k in CUTS},
+    **{f"cut{k}e": (lambda k=k: cut_player(k, True)) for k in CUTS},
 }
 
 PAIRINGS: tuple[str, ...] = (

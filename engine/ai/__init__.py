@@ -21,7 +21,9 @@ True
   exact search of the rest of the game (:mod:`~engine.ai.endgame`); elsewhere, and where
   that search does not finish in its positions or finds every move lost, determinized Monte
   Carlo search with the normal heuristic for playouts, until a fixed amount of playout work
-  is spent, within a CPU-time budget per decision (:func:`~engine.ai.search.hard_action`).
+  is spent, within a CPU-time budget per decision (:func:`~engine.ai.search.hard_action`);
+  in 2-player podkidnoy and perevodnoy the playouts stop early and take a trained
+  evaluation's estimate (:mod:`~engine.ai.evaluation`), so the work covers more worlds.
   The coach asks the sampled search alone (:func:`~engine.ai.search.search_action`).
 """
 

@@ -20,8 +20,12 @@ The hard player (:func:`hard_action`, :data:`HARD`) first tries the exact endgam
 (:mod:`.endgame`) where a 2-player seat knows every card; otherwise it runs this search with
 many worlds, stopping when its playouts have made :data:`WORK` moves in all (halving the
 candidates at a third and two thirds of that work): a limit that does not depend on the
-machine, so its choice is reproducible, with the CPU-time budget a safety net. The coach
-uses :func:`search_action` alone, with its own configuration.
+machine, so its choice is reproducible, with the CPU-time budget a safety net. In 2-player
+podkidnoy and perevodnoy a playout stops at the first bout's start after :data:`CUT` moves
+while the stock holds cards, and scores the trained evaluation's estimate
+(:mod:`.evaluation`) instead of playing on: the same work then covers several times as many
+worlds. The coach uses :func:`search_action` alone, with its own configuration (playouts to
+the end).
 """
 
 from __future__ import annotations
@@ -34,10 +38,11 @@ from typing import Any
 
 from ..actions import Action, Cover, Pass, PokerSwap, ShowTrump, Take, Timeout, Transfer
 from ..errors import IllegalAction
-from ..game import Game
+from ..game import LEAD, Game
 from ..rules import Rules
 from ..views import SeatView
 from .endgame import LOSS, Exhausted, Solver, solve_root
+from .evaluation import Evaluation, evaluation_for
 from .heuristic import best_action, score_actions, situation_from_game, situation_from_view
 from .knowledge import CardSense, card_sense, knowledge
 from .world import WorldBuilder
@@ -60,6 +65,9 @@ perevodnoy and 4-player podkidnoy; the CPU-time budget cuts the slow ones)."""
 ENDGAME_NODES = 5_000
 """The hard player's most positions for the exact endgame: about 0.15 s of CPU at worst
 (some 30 µs a position)."""
+EVAL_COST = 4
+"""Playout moves a playout stopped by the trained evaluation counts for besides its own
+moves: the estimate (some 30 µs) and the playout's set-up."""
 ENDGAME_SHARE = 0.6
 """The part of the CPU-time budget the endgame search may take before it gives up."""
 
@@ -81,6 +89,18 @@ class SearchConfig:
     endgame_nodes: int = 0
     """Most positions the exact endgame search may visit (:mod:`.endgame`; 0: no endgame
     search, the sampled search only)."""
+    cut: int | None = None
+    """Playout moves after which a playout stops at the next bout's start and takes the
+    trained evaluation's estimate (:mod:`.evaluation`) instead of playing on (None: every
+    playout to the end; also where the rules have no trained model)."""
+    cut_empty: bool = False
+    """Whether a playout may stop so once the stock is empty too (else it plays the
+    endgame out)."""
+    cut_worlds: int = 3000
+    """Most sampled worlds where the playouts are cut (instead of ``worlds``)."""
+    world_cost: int = 0
+    """Playout moves a sampled world counts for in ``work`` where the playouts are cut
+    (a world costs as much as a few moves, and a cut playout makes few)."""
 
 
 def plan_signature(action: Action, score: float | None) -> tuple[Any, ...]:
@@ -141,8 +161,20 @@ def candidates(
 class Playout:
     """Plays sampled games to the end with the normal heuristic for every seat."""
 
-    def __init__(self, rules: Rules, seat: int, teams: tuple[int, ...] | None, steps: int):
+    def __init__(
+        self,
+        rules: Rules,
+        seat: int,
+        teams: tuple[int, ...] | None,
+        steps: int,
+        evaluation: Evaluation | None = None,
+        cut: int = 0,
+        cut_empty: bool = False,
+    ):
         self.rules = rules
+        self.evaluation = evaluation
+        self.cut = cut
+        self.cut_empty = cut_empty
         self.seat = seat
         self.team = None if teams is None else teams[seat]
         self.teams = teams
@@ -161,7 +193,18 @@ class Playout:
         """Play ``g`` out; the seat's side's score. ``used`` counts the moves played."""
         steps = self.steps
         partial = self.partial
+        evaluation = self.evaluation
+        cut = self.steps - self.cut
         while g.result is None:
+            if (
+                evaluation is not None
+                and steps <= cut
+                and g.phase == LEAD
+                and (self.cut_empty or g.stock)
+                and evaluation.applies(g)
+            ):
+                self.used += self.steps - steps + EVAL_COST
+                return evaluation.value(g, self.seat)
             steps -= 1
             if steps < 0:
                 self.used += self.steps
@@ -210,11 +253,26 @@ def search_action(
     if not builder.ok:
         return cands[0]
     rng = random.Random(_mix(seed, view))
-    playout = Playout(rules, view.seat, view.public.teams, cfg.max_steps)
+    evaluation = None
+    worlds = cfg.worlds
+    world_cost = 0
+    if cfg.cut is not None and view.public.teams is None:
+        evaluation = evaluation_for(rules, view.public.players)
+        if evaluation is not None:
+            worlds = cfg.cut_worlds
+            world_cost = cfg.world_cost
+    playout = Playout(
+        rules,
+        view.seat,
+        view.public.teams,
+        cfg.max_steps,
+        evaluation,
+        cfg.cut or 0,
+        cfg.cut_empty,
+    )
     total = [0.0] * len(cands)
     count = [0] * len(cands)
     alive = list(range(len(cands)))
-    worlds = cfg.worlds
     cuts = {max(1, worlds // 3), max(2, 2 * worlds // 3)}
     failures = 0
     done = 0
@@ -227,6 +285,7 @@ def search_action(
                 break
             continue
         done += 1
+        playout.used += world_cost
         for i in alive:
             g = world.copy()
             try:
@@ -256,9 +315,23 @@ def search_action(
     return cands[best]
 
 
-HARD = SearchConfig(worlds=400, candidates=6, budget=0.25, work=WORK, endgame_nodes=ENDGAME_NODES)
+CUT = 8
+"""The hard player's playout moves before a playout may stop at a bout's start and take
+the trained evaluation's estimate (:mod:`.evaluation`), where the rules have a model."""
+HARD = SearchConfig(
+    worlds=400,
+    candidates=6,
+    budget=0.25,
+    work=WORK,
+    endgame_nodes=ENDGAME_NODES,
+    cut=CUT,
+    cut_worlds=3000,
+    world_cost=6,
+)
 """The hard player's search: the exact endgame where every card is known, else sampled
-worlds until :data:`WORK` playout moves are spent (the CPU-time budget a safety net)."""
+worlds until :data:`WORK` playout moves are spent (the CPU-time budget a safety net), the
+playouts cut by the trained evaluation after :data:`CUT` moves where the rules have a
+model."""
 
 
 def hard_action(

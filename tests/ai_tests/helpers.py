@@ -10,8 +10,10 @@ from engine.ai import EasyPlayer, HardPlayer, NormalPlayer, Player, SearchConfig
 from engine.rules import MODIFIERS, PRESETS, TEAM_PLAYERS
 
 # A quick hard player for the many-game tests: the same code path (the exact endgame
-# included), fewer worlds and endgame positions.
-QUICK = SearchConfig(worlds=4, candidates=3, budget=None, endgame_nodes=1500)
+# and the cut playouts included), fewer worlds and endgame positions.
+QUICK = SearchConfig(
+    worlds=4, candidates=3, budget=None, endgame_nodes=1500, cut=8, cut_worlds=4, world_cost=6
+)
 
 # Options that change the flow, mixed in by seed.
 OPTION_MIXES: list[dict[str, object]] = [
