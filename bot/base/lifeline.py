@@ -25,6 +25,7 @@ __all__ = [
     "WATCH_INTERVAL",
     "die_with",
     "lower_priority",
+    "start_below",
     "stop_workers",
 ]
 
@@ -99,6 +100,14 @@ def lower_priority() -> None:
     except (OSError, AttributeError):
         with contextlib.suppress(OSError, AttributeError):
             os.nice(NICENESS)
+
+
+def start_below(parent: int) -> None:
+    """Worker start-up of a pool whose work can wait a little (the coach's reviews, the
+    computer players' decisions): end when the bot (process ``parent``) ends, then yield
+    it the CPU."""
+    die_with(parent)
+    lower_priority()
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:

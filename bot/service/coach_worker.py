@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Callable
 
-from bot.base.lifeline import die_with, lower_priority
+from bot.base.lifeline import start_below
 
 __all__ = [
     "SHARE",
@@ -25,10 +25,8 @@ __all__ = [
 ]
 
 
-def start_worker(parent: int) -> None:
-    """Worker start-up: end when the bot (process ``parent``) ends, then yield it the CPU."""
-    die_with(parent)
-    lower_priority()
+start_worker = start_below
+"""Worker start-up: end when the bot ends, then yield it the CPU."""
 
 
 SHARE = 0.5

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.base.lifeline import die_with, lower_priority
+from bot.base.lifeline import start_below
 
 if TYPE_CHECKING:
     from engine import Rules, SeatView
@@ -14,16 +14,12 @@ if TYPE_CHECKING:
 __all__ = ["choose", "prepare", "start_worker"]
 
 
-def start_worker(parent: int) -> None:
-    """Worker start-up: end when the bot (process ``parent``) ends, then yield it the CPU.
-
-    A decision is awaited by a table, yet it runs in the idle class like the coach's
-    reviews: the bot's own work (every other table's presses and messages) comes first,
-    and a busy worker beside it would otherwise slow every table of the process. The
-    decision's budget is CPU time, so the computer thinks as deeply as ever; only a
-    machine with no core to spare makes it wait."""
-    die_with(parent)
-    lower_priority()
+start_worker = start_below
+"""Worker start-up: end when the bot ends, then yield it the CPU. A decision is awaited by
+a table, yet it runs in the idle class like the coach's reviews: the bot's own work (every
+other table's presses and messages) comes first, and a busy worker beside it would
+otherwise slow every table of the process. The decision's budget is CPU time, so the
+computer thinks as deeply as ever; only a machine with no core to spare makes it wait."""
 
 
 def prepare() -> None:
