@@ -514,30 +514,22 @@ class Game:
 
     def to_json(self) -> str:
         """The game as JSON with a format version; :meth:`from_json` reads it back exactly."""
-        from .state import game_to_json
-
-        return game_to_json(self)
+        return _state.game_to_json(self)
 
     @staticmethod
     def from_json(text: str | bytes) -> Game:
         """Load a game saved by :meth:`to_json`; raises ``InvalidState`` if it is not sound."""
-        from .state import game_from_json
-
-        return game_from_json(text)
+        return _state.game_from_json(text)
 
     def view(self, seat: int, public: PublicView | None = None) -> SeatView:
         """What ``seat`` may see: his hand, every count, the table, trump, stock, discard.
         ``public``: this game's :meth:`public_view` as it stands, if it is at hand already
         (several seats' views share it)."""
-        from .views import seat_view
-
-        return seat_view(self, seat, public)
+        return _views.seat_view(self, seat, public)
 
     def public_view(self) -> PublicView:
         """What the group may see: never a card of anyone's hand."""
-        from .views import public_view
-
-        return public_view(self)
+        return _views.public_view(self)
 
     # ------------------------------------------------------------------ queries
 
@@ -1492,3 +1484,8 @@ _HANDLERS: dict[type, Any] = {
     Resign: Game._apply_resign,
     Timeout: Game._apply_timeout,
 }
+
+# The views and the saved form are built on Game: imported once it is defined (not in the
+# methods, where each call would look the module up again).
+from . import state as _state  # noqa: E402
+from . import views as _views  # noqa: E402

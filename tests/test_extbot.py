@@ -72,3 +72,64 @@ async def test_updates_are_gathered_while_they_keep_coming(gather: float) -> Non
         assert asked[3] - answered[2] >= gather - EARLY
     else:  # off: it always asks at once
         assert asked[1] - answered[0] < AT_ONCE and asked[3] - answered[2] < AT_ONCE
+
+
+def message(update_id: int) -> dict[str, Any]:
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id,
+            "date": 0,
+            "chat": {"id": 5, "type": "private"},
+            "from": {"id": 7, "is_bot": False, "first_name": "Ann"},
+            "text": f"/start {update_id}",
+        },
+    }
+
+
+async def test_presses_and_other_updates_keep_telegrams_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The presses go around PTB's reading (it builds nothing for them) and come back in
+    their places among the updates PTB read."""
+    from telegram import Update
+
+    result = [message(10), press(11), press(12), message(13), press(14)]
+    built: list[int] = []
+    original = Update.de_json.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Update], data: dict[str, Any], bot: Any = None) -> Update:
+        built.append(data["update_id"])
+        return original(cls, data, bot)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Update, "de_json", classmethod(counting))
+
+    async def get_updates(request: web.Request) -> web.Response:
+        return web.json_response({"ok": True, "result": result})
+
+    app = web.Application()
+    app.router.add_post("/bot123:ABC/getUpdates", get_updates)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    polling = UpdatesRequest()
+    kept: list[list[int]] = []
+
+    async def keep(updates: list[dict[str, Any]]) -> None:  # the inbox, before anyone reads
+        kept.append([u["update_id"] for u in updates])
+
+    polling.keep = keep
+    bot = DurakBot("123:ABC", base_url=f"http://127.0.0.1:{port}/bot", get_updates_request=polling)
+    await polling.initialize()
+    try:
+        got = await bot.get_updates(timeout=0)
+    finally:
+        await polling.shutdown()
+        await runner.cleanup()
+    assert [u.update_id for u in got] == [10, 11, 12, 13, 14]
+    assert [u.message.text for u in got if u.message is not None] == ["/start 10", "/start 13"]
+    assert [u.callback_query.id for u in got if u.callback_query is not None] == ["11", "12", "14"]
+    assert kept == [[10, 11, 12, 13, 14]], "all were kept first"
+    assert built == [10, 13], "PTB read the messages alone"

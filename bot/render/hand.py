@@ -247,7 +247,40 @@ def playable_cards(view: SeatView) -> frozenset[Card]:
 
 def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
-    playable = playable_cards(view)
+    # one pass over his moves (a hand is drawn twice a move, and a lead of several cards
+    # makes the list long): the cards they play and the buttons they need, in their order
+    playable: set[Card] = set()
+    moves: list[Button] = []
+    extra: list[Button] = []
+    transfers: set[tuple[Card, bool]] = set()
+    swap = several = False
+    for action in view.actions:
+        if type(action) is Lead:
+            cards = action.cards
+            playable.update(cards)
+            several = several or len(cards) > 1
+        elif type(action) is Throw or type(action) is Cover:
+            playable.add(action.card)
+        elif type(action) is Take:
+            moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v), style="danger"))
+        elif type(action) is Pass:
+            label = _pass_label(view, lang)
+            moves.append(Button.cb(label, codec, cb.Pass(t, v), style="success"))
+        elif type(action) is Transfer:
+            playable.add(action.card)
+            transfers.add((action.card, False))
+        elif type(action) is ShowTrump:
+            transfers.add((action.card, True))
+        elif type(action) is SwapTrump:
+            label = tr(
+                lang,
+                "hand.btn.swap_trump",
+                card=card_text(action.card),
+                turnup=card_text(view.public.trump_card) if view.public.trump_card else "?",
+            )
+            extra.append(Button.cb(label, codec, cb.SwapTrump(t, v, action.card)))
+        elif type(action) is PokerSwap:
+            swap = True
     tap = codec.taps(t, v)
     taps = []
     for group in suit_groups(view):  # suit by suit, in rows of CARDS_PER_ROW
@@ -261,28 +294,6 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
             # it cannot go now: greyed, doing nothing (on an old server, it says why)
             taps.append(Button.off(label, codec, cb.Tap(t, v, c)))
     rows = chunk(taps, CARDS_PER_ROW)
-    moves: list[Button] = []
-    extra: list[Button] = []
-    transfers: set[tuple[Card, bool]] = set()
-    swap = False
-    for action in view.actions:
-        if isinstance(action, Take):
-            moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v), style="danger"))
-        elif isinstance(action, Pass):
-            label = _pass_label(view, lang)
-            moves.append(Button.cb(label, codec, cb.Pass(t, v), style="success"))
-        elif isinstance(action, Transfer | ShowTrump):
-            transfers.add((action.card, isinstance(action, ShowTrump)))
-        elif isinstance(action, SwapTrump):
-            label = tr(
-                lang,
-                "hand.btn.swap_trump",
-                card=card_text(action.card),
-                turnup=card_text(view.public.trump_card) if view.public.trump_card else "?",
-            )
-            extra.append(Button.cb(label, codec, cb.SwapTrump(t, v, action.card)))
-        elif isinstance(action, PokerSwap):
-            swap = True
     for card, show in sorted(transfers):
         # One button per card; a wild six's suit is asked for when it is tapped.
         if show:
@@ -300,7 +311,7 @@ def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
                 cb.Tap(t, v, card) if _needs_suit(view, card) else cb.Transfer(t, v, card)
             )
             extra.append(Button.cb(label, codec, transfer, style="primary"))
-    if any(isinstance(a, Lead) and len(a.cards) > 1 for a in view.actions):
+    if several:
         extra.append(Button.cb(tr(lang, "hand.btn.lead_several"), codec, cb.Select(t, v, "lead")))
     if swap:
         extra.append(Button.cb(tr(lang, "hand.btn.poker_swap"), codec, cb.Select(t, v, "swap")))

@@ -9,7 +9,6 @@ only then tell people: the group's table message, each hand, the clocks. A refus
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
@@ -17,6 +16,8 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import orjson
 
 from bot.service.feats import finishing_feats
 from bot.service.inbox import handled_update
@@ -795,7 +796,8 @@ class TableService:
 
 
 def _action_json(action: Action) -> str:
-    return json.dumps(action.to_dict(), separators=(",", ":"))
+    # compact, as ``json.dumps(..., separators=(",", ":"))`` wrote it (an action is ASCII)
+    return orjson.dumps(action.to_dict()).decode()
 
 
 def _replace_row(row: TableRow, **changes: Any) -> TableRow:

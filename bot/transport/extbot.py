@@ -2,9 +2,9 @@
 
 A press is most of what a busy bot receives, and PTB's reading of it is mostly the
 building of a ``Message`` attribute by attribute (:mod:`bot.service.decoding`). The
-bot's :class:`~bot.transport.request.UpdatesRequest` holds the presses of each answer
-back, PTB reads the rest as always (and of a press only its ``update_id``), and
-:meth:`DurakBot.get_updates` puts each press in its place, read by the
+bot's :class:`~bot.transport.request.UpdatesRequest` takes the presses out of each answer,
+PTB reads the rest as always (and builds nothing for a press), and
+:meth:`DurakBot.get_updates` puts each press back in its place, read by the
 :class:`~bot.service.decoding.UpdateReader`: the same objects, built from parts it has
 built before. While updates keep coming, it waits ``gather`` seconds after an answer
 that brought some before it asks again, so that one request brings several: a busy bot
@@ -84,14 +84,23 @@ class DurakBot(ExtBot[None]):
             api_kwargs=api_kwargs,
         )
         self._busy_at = loop.time() if updates and self._gather > 0 else None
-        held = presses.take_presses() if presses is not None else {}
+        if presses is None:
+            return updates
+        held, order = presses.take_presses()
         if not held:
             return updates
+        # every update in the place Telegram gave it: the presses read here, the rest by PTB
+        others = {update.update_id: update for update in updates}
         read = []
-        for update in updates:
-            data = held.get(update.update_id)
+        for update_id in order:
+            data = held.get(update_id)
             if data is not None:
                 update = self._reader.read(data, self)
                 self.insert_callback_data(update)
-            read.append(update)
+                read.append(update)
+            else:
+                found = others.pop(update_id, None)
+                if found is not None:
+                    read.append(found)
+        read.extend(others.values())  # none left: each was in the answer's order
         return tuple(read)

@@ -31,17 +31,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import heapq
 import itertools
 import logging
 import os
-from collections.abc import Callable, Coroutine, Iterator
-from contextvars import ContextVar
+from collections.abc import Callable, Coroutine
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from datetime import timedelta
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
@@ -187,8 +186,7 @@ class _Budget:
         return not self.waiting and self.tat <= now and self.paused_until <= now
 
 
-@dataclass(frozen=True, slots=True)
-class _Request:
+class _Request(NamedTuple):
     priority: Priority
     retry: bool
     prepaid: bool
@@ -197,17 +195,26 @@ class _Request:
 _CURRENT: ContextVar[_Request | None] = ContextVar("durak_pacing", default=None)
 
 
-@contextlib.contextmanager
-def paced(priority: Priority, *, retry: bool = True, prepaid: bool = False) -> Iterator[None]:
+class paced:  # used as a function: ``with paced(...)``
     """Requests made inside this block queue at ``priority``; with ``retry=False`` a 429
     is raised at once (after pausing its chat) for the caller to retry with newer
     content; ``prepaid`` says the caller spent the chat's budget already
-    (:meth:`Pacer.acquire`), so the first try goes at once."""
-    token = _CURRENT.set(_Request(priority, retry, prepaid))
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
+    (:meth:`Pacer.acquire`), so the first try goes at once. (A class, not a generator:
+    every edit of every hand enters one.)"""
+
+    __slots__ = ("_request", "_token")
+
+    def __init__(self, priority: Priority, *, retry: bool = True, prepaid: bool = False) -> None:
+        self._request = _Request(priority, retry, prepaid)
+        self._token: Token[_Request | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _CURRENT.set(self._request)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _CURRENT.reset(self._token)
+            self._token = None
 
 
 _SWEEP_EVERY: Final = 4096

@@ -248,12 +248,17 @@ class AiohttpRequest(BaseRequest):
         """POST ``data`` as one JSON body; the answer's ``result`` (what ``BaseRequest.post``
         returns, without PTB's parameter objects). Not ``result``: True for a success,
         which is not parsed (a body that is not Telegram's success is, as PTB parses it)."""
-        payload = await self._request_wrapper(
-            url=url,
-            method="POST",
-            request_data=JsonBody(orjson.dumps(data)),
-            read_timeout=read_timeout,
-        )
+        try:
+            code, payload = await self.do_request(
+                url, "POST", JsonBody(orjson.dumps(data)), read_timeout
+            )
+        except TelegramError:
+            raise
+        except Exception as exc:  # as PTB's own wrapper of a request says it
+            raise NetworkError(f"Unknown error in HTTP implementation: {exc!r}") from exc
+        if not _OK <= code <= _LAST_OK:
+            # a refusal: PTB's own code says what it means (RetryAfter, BadRequest, ...)
+            await BaseRequest._request_wrapper(_Answered(code, payload), url, "POST")  # type: ignore[arg-type]
         if not result and _SUCCESS.match(payload):
             return True
         return self.parse_json_payload(payload)["result"]
@@ -274,6 +279,25 @@ class AiohttpRequest(BaseRequest):
         return f"AiohttpRequest(pool={self._pool_size})"
 
 
+_OK: Final = int(HTTPStatus.OK)
+_LAST_OK: Final = 299
+
+
+class _Answered:
+    """A request answered already, for ``BaseRequest._request_wrapper`` to read its refusal
+    as PTB reads one (it raises)."""
+
+    __slots__ = ("_answer",)
+
+    def __init__(self, code: int, payload: bytes) -> None:
+        self._answer = (code, payload)
+
+    async def do_request(self, *args: object, **kwargs: object) -> tuple[int, bytes]:
+        return self._answer
+
+    parse_json_payload = staticmethod(AiohttpRequest.parse_json_payload)
+
+
 class UpdatesRequest(AiohttpRequest):
     """:class:`AiohttpRequest` for ``getUpdates``: the updates it returns are given to
     :attr:`keep` before anyone sees them. If they cannot be kept, the call fails as a
@@ -286,7 +310,7 @@ class UpdatesRequest(AiohttpRequest):
     None means the call is not to be made now: it is answered as if Telegram had returned
     nothing."""
 
-    __slots__ = ("_held", "_parsed", "hold_presses", "keep", "window")
+    __slots__ = ("_held", "_order", "_parsed", "hold_presses", "keep", "window")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -294,16 +318,19 @@ class UpdatesRequest(AiohttpRequest):
         self.window: Callable[[int], Awaitable[int | None]] | None = None
         self.hold_presses = False
         """Whether the presses of an answer are held back for the bot to read itself
-        (:meth:`take_presses`), PTB reading only their ``update_id``: set by
+        (:meth:`take_presses`), PTB reading only the other updates: set by
         :class:`~bot.transport.extbot.DurakBot`, which reads them faster."""
         self._parsed: tuple[bytes, JSONDict] | None = None
         """The last answer as parsed here, which PTB takes instead of parsing it again."""
         self._held: dict[int, dict[str, Any]] = {}
+        self._order: list[int] = []
 
-    def take_presses(self) -> dict[int, dict[str, Any]]:
-        """The presses held back from the last answer, by ``update_id`` (once)."""
+    def take_presses(self) -> tuple[dict[int, dict[str, Any]], list[int]]:
+        """The presses held back from the last answer, by ``update_id``, and the
+        ``update_id`` of each of its updates in the answer's order (once)."""
         held, self._held = self._held, {}
-        return held
+        order, self._order = self._order, []
+        return held, order
 
     def parse_json_payload(self, payload: bytes) -> JSONDict:  # type: ignore[override]
         """The answer parsed once (for the inbox), handed to PTB as it is."""
@@ -324,7 +351,8 @@ class UpdatesRequest(AiohttpRequest):
         pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         """The Bot API's answer, once the updates in it are kept."""
-        self._held = {}  # none left from an answer PTB did not finish reading
+        # none left from an answer PTB did not finish reading
+        self._held, self._order = {}, []
         window = self.window
         if window is not None and request_data is not None:
             asked = request_data.parameters.get("timeout")
@@ -369,12 +397,21 @@ class UpdatesRequest(AiohttpRequest):
         return code, payload
 
     def _hold(self, updates: list[Any]) -> None:
-        for i, update in enumerate(updates):
-            if isinstance(update, dict) and "callback_query" in update:
-                update_id = update.get("update_id")
-                if isinstance(update_id, int) and not isinstance(update_id, bool):
-                    self._held[update_id] = update
-                    updates[i] = {"update_id": update_id}
+        """Take the presses out of ``updates`` (PTB reads the rest), noting where each
+        update was."""
+        others = []
+        for update in updates:
+            update_id = update.get("update_id") if isinstance(update, dict) else None
+            if not isinstance(update_id, int) or isinstance(update_id, bool):
+                others.append(update)  # PTB says what is wrong with it
+                continue
+            if "callback_query" in update:
+                self._held[update_id] = update
+            else:
+                others.append(update)
+            self._order.append(update_id)
+        if self._held:
+            updates[:] = others
 
 
 _NOTHING: Final = b'{"ok":true,"result":[]}'
