@@ -2244,9 +2244,10 @@ if __name__ == "__main__":
         type=Path,
         metavar="DIR",
         help="side by side: A runs the bot from the checkout DIR (e.g. a worktree of the "
-        "commit to compare with), B from this one, alternately (A B A B ...) in one "
-        "invocation with the same tables, seconds and seed; the figures of both and B/A "
-        "at the end",
+        "commit to compare with), B from this one, alternately in one invocation with "
+        "the same tables, seconds and seed, the order turned every other round (A B, B A, "
+        "A B ...: a drift of the machine during the invocation weighs on both sides); the "
+        "figures of both and B/A at the end",
     )
     parser.add_argument(
         "--rounds",
@@ -2328,7 +2329,9 @@ if __name__ == "__main__":
         sides: dict[str, list[Summary]] = {"A": [], "B": []}
         rounds = args.rounds or 2
         for n in range(rounds):
-            for side, root in roots.items():
+            # A B, then B A, ...: what drifts during the invocation weighs on both sides
+            order = list(roots.items())
+            for side, root in order if n % 2 == 0 else reversed(order):
                 print(
                     f"--- round {n + 1} of {rounds}, {side}: the bot from {root} ---",
                     flush=True,
