@@ -4,6 +4,8 @@ it asks again; after an answer that brought none it asks at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -16,6 +18,24 @@ GATHER = 0.5
 AT_ONCE = 0.25
 """Seconds within which a request that need not wait is made, even on a busy machine."""
 EARLY = 5e-3
+
+
+@contextlib.asynccontextmanager
+async def bot_api(
+    get_updates: Callable[[web.Request], Awaitable[web.Response]],
+) -> AsyncIterator[str]:
+    """A Bot API server on 127.0.0.1 that answers ``getUpdates`` alone; its base URL."""
+    app = web.Application()
+    app.router.add_post("/bot123:ABC/getUpdates", get_updates)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"http://127.0.0.1:{port}/bot"
+    finally:
+        await runner.cleanup()
 
 
 def press(update_id: int) -> dict[str, Any]:
@@ -43,26 +63,14 @@ async def test_updates_are_gathered_while_they_keep_coming(gather: float) -> Non
         answered.append(loop.time())
         return web.json_response({"ok": True, "result": result})
 
-    app = web.Application()
-    app.router.add_post("/bot123:ABC/getUpdates", get_updates)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     polling = UpdatesRequest()
-    bot = DurakBot(
-        "123:ABC",
-        base_url=f"http://127.0.0.1:{port}/bot",
-        get_updates_request=polling,
-        gather=gather,
-    )
-    await polling.initialize()
-    try:
-        got = [await bot.get_updates(timeout=0) for _ in range(4)]
-    finally:
-        await polling.shutdown()
-        await runner.cleanup()
+    async with bot_api(get_updates) as base_url:
+        bot = DurakBot("123:ABC", base_url=base_url, get_updates_request=polling, gather=gather)
+        await polling.initialize()
+        try:
+            got = [await bot.get_updates(timeout=0) for _ in range(4)]
+        finally:
+            await polling.shutdown()
     assert [[u.update_id for u in batch] for batch in got] == [[1], [], [2], [3]]
     # the presses are read in full (held back from PTB's reading, put back in place)
     assert got[0][0].callback_query is not None and got[0][0].callback_query.data == "x"
@@ -107,13 +115,6 @@ async def test_presses_and_other_updates_keep_telegrams_order(
     async def get_updates(request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "result": result})
 
-    app = web.Application()
-    app.router.add_post("/bot123:ABC/getUpdates", get_updates)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     polling = UpdatesRequest()
     kept: list[list[int]] = []
 
@@ -121,13 +122,13 @@ async def test_presses_and_other_updates_keep_telegrams_order(
         kept.append([u["update_id"] for u in updates])
 
     polling.keep = keep
-    bot = DurakBot("123:ABC", base_url=f"http://127.0.0.1:{port}/bot", get_updates_request=polling)
-    await polling.initialize()
-    try:
-        got = await bot.get_updates(timeout=0)
-    finally:
-        await polling.shutdown()
-        await runner.cleanup()
+    async with bot_api(get_updates) as base_url:
+        bot = DurakBot("123:ABC", base_url=base_url, get_updates_request=polling)
+        await polling.initialize()
+        try:
+            got = await bot.get_updates(timeout=0)
+        finally:
+            await polling.shutdown()
     assert [u.update_id for u in got] == [10, 11, 12, 13, 14]
     assert [u.message.text for u in got if u.message is not None] == ["/start 10", "/start 13"]
     assert [u.callback_query.id for u in got if u.callback_query is not None] == ["11", "12", "14"]
