@@ -50,8 +50,13 @@ def press(update_id: int) -> dict[str, Any]:
     }
 
 
+async def _kept(updates: list[dict[str, Any]]) -> None:
+    """An inbox that keeps everything (the bot's has one: then presses go around PTB)."""
+
+
+@pytest.mark.parametrize("inbox", [True, False])
 @pytest.mark.parametrize("gather", [GATHER, 0.0])
-async def test_updates_are_gathered_while_they_keep_coming(gather: float) -> None:
+async def test_updates_are_gathered_while_they_keep_coming(gather: float, inbox: bool) -> None:
     answers: list[list[dict[str, Any]]] = [[press(1)], [], [press(2)], [press(3)]]
     asked: list[float] = []
     answered: list[float] = []
@@ -64,6 +69,8 @@ async def test_updates_are_gathered_while_they_keep_coming(gather: float) -> Non
         return web.json_response({"ok": True, "result": result})
 
     polling = UpdatesRequest()
+    if inbox:
+        polling.keep = _kept
     async with bot_api(get_updates) as base_url:
         bot = DurakBot("123:ABC", base_url=base_url, get_updates_request=polling, gather=gather)
         await polling.initialize()

@@ -83,10 +83,10 @@ class DurakBot(ExtBot[None]):
             pool_timeout=pool_timeout,
             api_kwargs=api_kwargs,
         )
-        self._busy_at = loop.time() if updates and self._gather > 0 else None
-        if presses is None:
-            return updates
-        held, order = presses.take_presses()
+        held, order = presses.take_presses() if presses is not None else ({}, [])
+        # the presses taken out count: an answer of presses alone brought updates too
+        came = bool(updates or held)
+        self._busy_at = loop.time() if came and self._gather > 0 else None
         if not held:
             return updates
         # every update in the place Telegram gave it: the presses read here, the rest by PTB
