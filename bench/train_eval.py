@@ -10,12 +10,13 @@ which every seat plays the normal heuristic as the search's playouts do (the def
 moving first where several seats may act, every hand known to the heuristic's estimate of
 what the defender can beat), the first few moves of a game now and then a random legal
 move so that the positions vary as the search's candidate moves make them vary. At every
-position between two bouts with two seats still playing, after those first moves, it
-records :func:`engine.ai.evaluation.features` for both seats, and when the game ends,
-whether each of them ended not the durak (a draw ½). It then fits, with NumPy (needed
-here only, not by the engine), a logistic regression and small networks with one
-``tanh`` hidden layer, on 85% of the games, and keeps the model with the lowest log-loss
-on the other 15%.
+position between two bouts with two seats still playing (in podkidnoy from a game's
+first move on, in perevodnoy after those first moves: :data:`RECORD_FROM`), it records
+:func:`engine.ai.evaluation.features` for both seats, and when the game ends, whether
+each of them ended not the durak (a draw ½). It then fits, with NumPy (needed here only,
+not by the engine), a logistic regression and small networks with one ``tanh`` hidden
+layer, on 85% of the games, and keeps the model with the lowest log-loss on the other
+15%.
 """
 
 from __future__ import annotations
