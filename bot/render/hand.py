@@ -247,27 +247,21 @@ def playable_cards(view: SeatView) -> frozenset[Card]:
 
 def _normal_keyboard(view: SeatView, lang: Lang, ctx: TableContext) -> Keyboard:
     t, v, codec = ctx.table_id, ctx.version, ctx.codec
-    # one pass over his moves (a hand is drawn twice a move, and a lead of several cards
-    # makes the list long): the cards they play and the buttons they need, in their order
-    playable: set[Card] = set()
+    playable = playable_cards(view)
+    # one pass over his moves for the buttons they need, in their order
     moves: list[Button] = []
     extra: list[Button] = []
     transfers: set[tuple[Card, bool]] = set()
     swap = several = False
     for action in view.actions:
         if type(action) is Lead:
-            cards = action.cards
-            playable.update(cards)
-            several = several or len(cards) > 1
-        elif type(action) is Throw or type(action) is Cover:
-            playable.add(action.card)
+            several = several or len(action.cards) > 1
         elif type(action) is Take:
             moves.append(Button.cb(tr(lang, "hand.btn.take"), codec, cb.Take(t, v), style="danger"))
         elif type(action) is Pass:
             label = _pass_label(view, lang)
             moves.append(Button.cb(label, codec, cb.Pass(t, v), style="success"))
         elif type(action) is Transfer:
-            playable.add(action.card)
             transfers.add((action.card, False))
         elif type(action) is ShowTrump:
             transfers.add((action.card, True))

@@ -102,5 +102,5 @@ class DurakBot(ExtBot[None]):
                 found = others.pop(update_id, None)
                 if found is not None:
                     read.append(found)
-        read.extend(others.values())  # none left: each was in the answer's order
+        read.extend(others.values())  # one whose id was no number in the answer, read by PTB
         return tuple(read)
